@@ -27,6 +27,18 @@ def cmd_datc(args: argparse.Namespace) -> int:
         print(f"judge datc: cannot read {path}: {err.strerror}", file=sys.stderr)
         return 2
     rules = Rules.parse_edition(args.rules)
+    if args.transcribe:
+        from judge.datc import format_cases, parse_jdip, transcribe
+
+        cases = transcribe(parse_jdip(text), rules)
+        header = (
+            f"# DATC cases transcribed from {path.name} for the {args.rules} rules by\n"
+            f"# `judge datc --rules {args.rules} --transcribe OUT {path.name}`, then reviewed.\n"
+            "# Format: see judge/datc.py (parse_cases)."
+        )
+        Path(args.transcribe).write_text(format_cases(cases, header), encoding="utf-8")
+        print(f"wrote {len(cases)} cases to {args.transcribe}")
+        return 0
     passed = failed = 0
     try:
         for outcome in run_file(text, rules):
@@ -84,6 +96,9 @@ def build_parser() -> argparse.ArgumentParser:
     datc = sub.add_parser("datc", help="run a DATC case file (jDip format or the project's own)")
     datc.add_argument("file")
     datc.add_argument("--rules", choices=["2023", "2000"], default="2023")
+    datc.add_argument(
+        "--transcribe", metavar="OUT", help="write the cases in the project's own format to OUT"
+    )
     datc.set_defaults(func=cmd_datc)
 
     adj = sub.add_parser("adjudicate", help="adjudicate a JSON document read from stdin")

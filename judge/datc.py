@@ -445,3 +445,37 @@ def run_file(text: str, rules: Rules | None = None) -> Iterator[Outcome]:
     cases = parse_jdip(text) if re.search(r"^CASE ", text, re.MULTILINE) else parse_cases(text)
     for case in cases:
         yield run_case(case, rules)
+
+
+def transcribe(cases: list[Case], rules: Rules | None = None, game_map: Map | None = None) -> list[Case]:
+    """Cases in the project's own form: explicit retreat options, and each order the
+    engine refuses marked with its rejection code (to be reviewed against the DATC text)."""
+    game_map = game_map or standard_map()
+    out: list[Case] = []
+    for case in cases:
+        position = starting_position(case, game_map)
+        dislodged = [
+            (spec, position.dislodged[game_map.province_of(spec[2])].retreats)
+            for spec, _r in case.dislodged
+        ]
+        verdict = run_case(case, rules, game_map)
+        codes: dict[str, str] = {}
+        for text, code in verdict.rejected:
+            codes.setdefault(text, code)
+        orders = [(p, t, codes.get(t)) for p, t, _c in case.orders]
+        out.append(
+            Case(
+                case.name,
+                case.phase,
+                list(case.units),
+                case.centres,
+                dislodged,
+                [],
+                orders,
+                case.after,
+                list(case.after_dislodged),
+                case.title if case.title != case.name else "",
+                True,
+            )
+        )
+    return out

@@ -92,21 +92,28 @@ def _pairs(orders: OrdersInput) -> list[tuple[str | None, OrderInput]]:
 def _parse(
     position: Position, pairs: list[tuple[str | None, OrderInput]], rejected: list[Rejection]
 ) -> list[tuple[str | None, Order, str]]:
-    """Turn text into orders; each item keeps the text it came from for messages."""
-    from judge.engine.notation import format_order, parse_orders
+    """Turn text into orders; each item keeps the text it came from for messages.
+
+    An order given as a value keeps ``""``: :func:`_written` prints it when a message
+    needs it (printing every order up front costs more than the rest of its checking).
+    """
+    from judge.engine.notation import parse_orders
 
     out: list[tuple[str | None, Order, str]] = []
     game_map = position.map
+    powers: dict[str, str | None] = {}
     for power, item in pairs:
         if power is not None:
-            canonical = game_map.find_power(power)
+            canonical = powers.get(power, "")
+            if canonical == "":
+                canonical = powers[power] = game_map.find_power(power)
             if canonical is None:
                 err = OrderError(f"{power!r} is not a power of this game", code="NSP")
                 rejected.append(Rejection(power, str(item), err))
                 continue
             power = canonical
         if isinstance(item, Order):
-            out.append((power, item, format_order(item, game_map, short=True)))
+            out.append((power, item, ""))
             continue
         for parsed in parse_orders(item, game_map, position.phase.kind):
             who = power if power is not None else parsed.power
@@ -116,6 +123,15 @@ def _parse(
             else:
                 out.append((who, parsed.order, parsed.text))
     return out
+
+
+def _written(game_map: Map, order: Order, text: str) -> str:
+    """The text an order was given as, or its short form when it was given as a value."""
+    if text:
+        return text
+    from judge.engine.notation import format_order
+
+    return format_order(order, game_map, short=True)
 
 
 # -- movement ---------------------------------------------------------------------------
@@ -138,16 +154,18 @@ def _movement(
                     proxied[unit.province] = order.power
 
     chosen: dict[str, tuple[str | None, Order, str]] = {}
+    written: dict[str, Order] = {}  # the order as given, for messages
     for power, order, text in parsed:
         try:
             checked = check_movement(position, power, order, rules, proxied=proxied)
         except OrderError as err:
-            rejected.append(Rejection(power, text, err))
+            rejected.append(Rejection(power, _written(game_map, order, text), err))
             continue
         prov = checked.province
         if prov in proxied and type(checked) is not Proxy:
             # Once handed over, only the proxy holder's orders count for the unit.
             if power != proxied[prov] and power is not None:
+                text = _written(game_map, order, text)
                 rejected.append(
                     Rejection(
                         power,
@@ -163,6 +181,8 @@ def _movement(
             continue  # recorded in ``proxied``; the unit holds unless the holder orders it
         if prov in chosen:
             old_power, _old, old_text = chosen[prov]
+            old_text = _written(game_map, written[prov], old_text)
+            text = _written(game_map, order, text)
             rejected.append(
                 Rejection(
                     old_power,
@@ -171,6 +191,7 @@ def _movement(
                 )
             )
         chosen[prov] = (power, checked, text)
+        written[prov] = order
 
     orders: dict[str, Order] = {p: c[1] for p, c in chosen.items()}
     if rules.implied_orders:
@@ -409,6 +430,7 @@ def _retreats(
     parsed = _parse(position, pairs, rejected)
     chosen: dict[str, tuple[str | None, Order, str]] = {}
     for power, order, text in parsed:
+        text = _written(game_map, order, text)
         try:
             checked = check_retreat(position, power, order)
         except OrderError as err:
@@ -494,6 +516,7 @@ def _adjustments(
     used: dict[str, int] = {}
     touched: set[str] = set()
     for power, order, text in parsed:
+        text = _written(game_map, order, text)
         if power is None:
             power = _owner_for(position, order)
             if power is None:

@@ -60,7 +60,8 @@ def find_unit(
     unit = position.units.get(order.province)
     if unit is None:
         raise _fail(order, game_map, "NSU", f"there is no unit in {_name(game_map, order.province)}")
-    _check_type(order, order.unit_type, unit, game_map)
+    if order.unit_type is not None and order.unit_type is not unit.type:
+        _check_type(order, order.unit_type, unit, game_map)
     if power is not None and unit.power != power:
         if proxied is not None and proxied.get(unit.province) == power:
             return unit
@@ -287,8 +288,11 @@ def check_movement(
         )
     unit = find_unit(position, order, power, proxied=proxied)
     t, loc = unit.type, unit.location
+    # An order already in normal form is returned as it is (orders are immutable values;
+    # building an equal one costs as much as the rest of the check).
+    same_unit = order.unit_type is t and order.location == loc
     if isinstance(order, Hold):
-        return Hold(t, loc)
+        return order if same_unit and type(order) is Hold else Hold(t, loc)
     if isinstance(order, Move):
         return _check_move(position, order, unit, rules)
     if isinstance(order, SupportHold):
@@ -303,6 +307,8 @@ def check_movement(
                 f"the {unit.type.word.lower()} in {_name(game_map, loc)} could not move to "
                 f"{_name(game_map, target.province)}, so it cannot support a unit there",
             )
+        if same_unit and order.target_type is target.type and order.target == target.province:
+            return order
         return SupportHold(t, loc, target.type, target.province)
     if isinstance(order, SupportMove):
         target = _target(position, order, order.target, order.target_type)
@@ -332,6 +338,13 @@ def check_movement(
         # A coast named in the support must match the move's (DATC 6.B.9); without one
         # the support is for either coast (province to province, 2023 rules).
         keep = order.destination if target.type is FLEET and "/" in order.destination else dest
+        if (
+            same_unit
+            and order.target_type is target.type
+            and order.target == target.province
+            and order.destination == keep
+        ):
+            return order
         return SupportMove(t, loc, target.type, target.province, keep)
     if isinstance(order, Convoy):
         if t is not FLEET:
@@ -355,6 +368,13 @@ def check_movement(
                 f"no convoy from {_name(game_map, target.province)} to "
                 f"{_name(game_map, dest)} can pass through {_name(game_map, unit.province)}",
             )
+        if (
+            same_unit
+            and order.target_type is ARMY
+            and order.target == target.province
+            and order.destination == dest
+        ):
+            return order
         return Convoy(t, loc, ARMY, target.province, dest)
     assert isinstance(order, Proxy)
     if not rules.proxies:
@@ -374,7 +394,8 @@ def _target(position: Position, order: Order, target: str, target_type: UnitType
     unit = position.units.get(province)
     if unit is None:
         raise _fail(order, game_map, "NSU", f"there is no unit in {_name(game_map, province)}")
-    _check_type(order, target_type, unit, game_map)
+    if target_type is not None and target_type is not unit.type:
+        _check_type(order, target_type, unit, game_map)
     return unit
 
 
@@ -382,6 +403,17 @@ def _could_move(game_map: Map, unit: Unit, province: str) -> bool:
     if can_reach(game_map, unit, province):
         return True
     return unit.type is ARMY and convoy_possible(game_map, unit.province, province)
+
+
+def _same_move(order: Move, unit: Unit, dest: str, via_convoy: bool) -> bool:
+    """Whether ``order`` already is ``Move(unit.type, unit.location, dest, via_convoy)``."""
+    return (
+        order.unit_type is unit.type
+        and order.location == unit.location
+        and order.destination == dest
+        and order.via_convoy is via_convoy
+        and not order.route
+    )
 
 
 def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Move:
@@ -396,7 +428,7 @@ def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Mo
         if order.via_convoy or order.route:
             raise _fail(order, game_map, "NSA", "only armies can be convoyed")
         dest = fleet_destination(game_map, order, loc, order.destination)
-        return Move(FLEET, loc, dest)
+        return order if _same_move(order, unit, dest, False) else Move(FLEET, loc, dest)
     dest = _army_reach(game_map, order, loc, order.destination)
     adjacent = dest in game_map.army_adj.get(loc, frozenset())
     if order.route:
@@ -421,8 +453,8 @@ def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Mo
                 f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
                 "and there are no fleets at sea to convoy the army there",
             )
-        return Move(ARMY, loc, dest, True)
-    return Move(ARMY, loc, dest, False)
+        return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
+    return order if _same_move(order, unit, dest, False) else Move(ARMY, loc, dest, False)
 
 
 def _check_route(position: Position, order: Move, source: str, dest: str) -> None:

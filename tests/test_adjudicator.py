@@ -1,0 +1,247 @@
+"""Behaviour of whole-phase adjudication beyond the DATC: results, phases, options."""
+
+from __future__ import annotations
+
+from judge.engine import (
+    ARMY,
+    FLEET,
+    CivilDisorder,
+    Dislodged,
+    Note,
+    Phase,
+    Position,
+    Rules,
+    Unit,
+    adjudicate,
+    standard_map,
+)
+
+MAP = standard_map()
+
+
+def pos(phase: str, units: list[tuple[str, str, str]], centres: dict[str, str] | None = None,
+        dislodged: list[Dislodged] | None = None) -> Position:
+    return Position.build(
+        MAP,
+        phase,
+        [Unit(p, ARMY if t == "A" else FLEET, loc) for p, t, loc in units],
+        centres,
+        dislodged or [],
+    )
+
+
+def test_bounce_results_name_the_culprit() -> None:
+    out = adjudicate(Position.initial(MAP), {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur"]})
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["par"].success is False
+    assert by_loc["par"].reasons[0].note is Note.BOUNCE
+    assert by_loc["par"].reasons[0].culprit == "mun"
+    assert by_loc["mun"].reasons[0].culprit == "par"
+    # Units without orders hold, marked as defaults.
+    assert by_loc["bre"].default is True and by_loc["bre"].success is True
+    assert out.skipped == (Phase.parse("S1901R"),)
+    assert str(out.position.phase) == "F1901M"
+
+
+def test_support_cut_and_dislodged_notes() -> None:
+    start = pos(
+        "S1901M",
+        [("Austria", "A", "ser"), ("Austria", "A", "bud"), ("Russia", "A", "rum"),
+         ("Russia", "A", "gal"), ("Turkey", "A", "bul")],
+    )
+    out = adjudicate(
+        start,
+        {
+            "Austria": ["A Bud-Rum", "A Ser S A Bud-Rum"],
+            "Russia": ["A Gal S A Rum", "A Rum H"],
+            "Turkey": ["A Bul-Ser"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["ser"].notes == (Note.CUT,)
+    assert by_loc["ser"].reasons[0].culprit == "bul"
+    assert by_loc["bud"].notes == (Note.BOUNCE,)
+    assert "rum" in out.position.units and out.position.units["rum"].power == "Russia"
+
+
+def test_dislodged_unit_gets_retreats_and_retreat_phase() -> None:
+    start = pos(
+        "F1901M",
+        [("Italy", "A", "ven"), ("Italy", "A", "tyr"), ("Austria", "F", "tri"),
+         ("Austria", "A", "ser")],
+    )
+    out = adjudicate(start, {"Italy": ["A Ven-Tri", "A Tyr S A Ven-Tri"]})
+    assert str(out.position.phase) == "F1901R"
+    entry = out.position.dislodged["tri"]
+    assert entry.unit == Unit("Austria", FLEET, "tri")
+    assert entry.attacker == "ven"
+    # Not back to Venice (the attacker's origin), not into occupied Tyrolia.
+    assert entry.retreats == ("adr", "alb")
+    # Results note the dislodgement and who did it.
+    tri = next(r for r in out.results if r.order.location == "tri")
+    assert tri.reasons[-1].note is Note.DISLODGED and tri.reasons[-1].culprit == "ven"
+
+
+def test_no_retreat_means_destroyed_and_no_retreat_phase() -> None:
+    start = pos(
+        "S1901M",
+        [("Turkey", "F", "bla"), ("Russia", "F", "sev"), ("Russia", "A", "ukr"),
+         ("Russia", "F", "rum"), ("Russia", "A", "arm"), ("Russia", "F", "ank"),
+         ("Russia", "F", "con"), ("Russia", "A", "bul")],
+    )
+    out = adjudicate(start, {"Russia": ["F Sev-Bla", "F Rum S F Sev-Bla"]})
+    assert out.destroyed == (Unit("Turkey", FLEET, "bla"),)
+    assert str(out.position.phase) == "F1901M"
+
+
+def test_two_retreats_to_one_province_both_disbanded() -> None:
+    start = pos(
+        "S1901R",
+        [("Italy", "A", "tri")],
+        dislodged=[
+            Dislodged(Unit("Austria", ARMY, "ser"), "bul", ("alb", "gre")),
+            Dislodged(Unit("Turkey", ARMY, "bud"), "vie", ("alb", "gal")),
+        ],
+    )
+    out = adjudicate(start, {"Austria": ["A Ser-Alb"], "Turkey": ["A Bud-Alb"]})
+    assert "alb" not in out.position.units
+    assert all(r.has(Note.DESTROYED) for r in out.results)
+    assert str(out.position.phase) == "F1901M"
+
+
+def test_retreat_priority_house_rule_for_one_power() -> None:
+    dislodged = [
+        Dislodged(Unit("Austria", ARMY, "ser"), "bul", ("alb",)),
+        Dislodged(Unit("Austria", ARMY, "gre"), "bul", ("alb",)),
+    ]
+    start = pos("S1901R", [], dislodged=dislodged)
+    orders = {"Austria": ["A Gre-Alb", "A Ser-Alb"]}
+    plain = adjudicate(start, orders)
+    assert "alb" not in plain.position.units
+    house = adjudicate(start, orders, Rules(retreat_priority=True))
+    assert house.position.units["alb"] == Unit("Austria", ARMY, "alb")
+    assert "gre" not in house.position.units
+
+
+def test_unordered_retreat_disbands_and_wrong_retreat_lists_choices() -> None:
+    start = pos(
+        "F1901R",
+        [("Italy", "A", "tri")],
+        dislodged=[Dislodged(Unit("Austria", FLEET, "tri"), "ven", ("adr", "alb"))],
+    )
+    out = adjudicate(start, {"Austria": ["F Tri-Ven"]})
+    assert out.rejected[0].code == "MBE"
+    assert "Adriatic Sea" in out.rejected[0].message and "Albania" in out.rejected[0].message
+    assert out.results[0].default is True
+    assert "tri" in out.position.units and out.position.units["tri"].power == "Italy"
+
+
+def test_fall_changes_centre_ownership_and_builds_follow() -> None:
+    start = pos(
+        "F1901M",
+        [("Germany", "A", "kie"), ("Germany", "A", "ber"), ("Germany", "F", "hol")],
+        {"kie": "Germany", "ber": "Germany", "mun": "Germany"},
+    )
+    out = adjudicate(start, {"Germany": ["A Kie-Den"]})
+    assert out.position.phase == Phase.parse("W1901A")
+    assert out.position.centres["den"] == "Germany"
+    assert out.position.centres["hol"] == "Germany"
+    assert out.position.adjustment("Germany") == 2
+    build = adjudicate(out.position, {"Germany": ["Build A Kie", "Build F Kie", "Build A Par"]})
+    codes = [r.code for r in build.rejected]
+    assert codes == ["ESC", "YSC"]
+    assert build.position.units["kie"] == Unit("Germany", ARMY, "kie")
+    assert str(build.position.phase) == "S1902M"
+
+
+def test_adjustment_phase_skipped_when_nothing_to_do() -> None:
+    out = adjudicate(pos("F1901M", [("France", "A", "par")], {"par": "France"}))
+    assert out.skipped == (Phase.parse("F1901R"), Phase.parse("W1901A"))
+    assert str(out.position.phase) == "S1902M"
+
+
+def test_victory_at_eighteen_centres() -> None:
+    centres = {c: "France" for c in sorted(MAP.supply_centres)[:17]}
+    centres["par"] = "France"
+    start = pos("F1901M", [("France", "A", "bur")], {c: p for c, p in centres.items()})
+    owned = sum(1 for p in start.centres.values() if p == "France")
+    out = adjudicate(start, {"France": ["A Bur-Mun"] if owned < 18 else []})
+    assert sum(1 for p in out.position.centres.values() if p == "France") >= 18
+    assert out.winner == "France"
+
+
+def test_civil_disorder_removal_2023_vs_house_rule() -> None:
+    # England owns London and Edinburgh with four units: two removals owed.
+    units = [("England", "A", "pic"), ("England", "F", "nth"), ("England", "F", "hel"),
+             ("England", "F", "lon")]
+    start = pos("W1901A", units, {"lon": "England", "edi": "England"})
+    edition = adjudicate(start, {})
+    removed = {r.order.location for r in edition.results if r.default}
+    assert len(removed) == 2
+    house = adjudicate(start, {}, Rules(civil_disorder=CivilDisorder.HOUSE))
+    removed_house = {r.order.location for r in house.results if r.default}
+    # House rule 3.5: units off centres, farthest from a home centre first: F HEL and
+    # A PIC are two moves away, F NTH one; F LON stands on a centre.
+    assert removed_house == {"hel", "pic"}
+
+
+def test_too_many_removals_and_waive() -> None:
+    start = pos("W1901A", [("France", "A", "pic"), ("France", "A", "par")], {"par": "France"})
+    out = adjudicate(start, {"France": ["Remove A Pic", "Remove A Par"]})
+    assert [r.code for r in out.rejected] == ["NMR"]
+    assert set(out.position.units) == {"par"}
+    start = pos("W1901A", [], {"par": "France"})
+    out = adjudicate(start, {"France": ["Waive", "Build A Par"]})
+    assert [r.code for r in out.rejected] == ["NMB"]
+    assert out.position.units == {}
+
+
+def test_later_order_replaces_earlier_one() -> None:
+    out = adjudicate(Position.initial(MAP), {"France": ["A Par-Pic", "A Par-Bur"]})
+    assert out.position.units["bur"].power == "France"
+    assert [r.code for r in out.rejected] == ["REPLACED"]
+
+
+def test_not_your_unit_and_wrong_phase() -> None:
+    out = adjudicate(Position.initial(MAP), {"Italy": ["A Mun-Tyr", "Build A Rom"]})
+    assert [r.code for r in out.rejected] == ["NYU", "NRS"]
+    assert "German" in out.rejected[0].message
+
+
+def test_implied_orders_house_rule() -> None:
+    start = pos("S1901M", [("Germany", "A", "mun"), ("Germany", "A", "ruh"),
+                           ("France", "A", "bur")])
+    orders = {"Germany": ["A(Mun) S A(Ruh)-Bur"]}
+    assert adjudicate(start, orders).position.units["bur"].power == "France"
+    implied = adjudicate(start, orders, Rules(implied_orders=True))
+    assert implied.position.units["bur"].power == "Germany"
+    # An explicit order for the supported unit overrides the implied one.
+    explicit = adjudicate(start, {"Germany": ["A(Mun) S A(Ruh)-Bur", "A Ruh-Bel"]},
+                          Rules(implied_orders=True))
+    assert explicit.position.units["bel"].power == "Germany"
+
+
+def test_proxy_orders() -> None:
+    start = Position.initial(MAP)
+    orders = {"France": ["A Par P Germany"], "Germany": ["A Par-Pic"]}
+    refused = adjudicate(start, orders)
+    assert {r.code for r in refused.rejected} == {"PROXY", "NYU"}
+    out = adjudicate(start, orders, Rules(proxies=True))
+    assert out.position.units["pic"] == Unit("France", ARMY, "pic")
+
+
+def test_ambiguous_coast_is_reported_not_guessed() -> None:
+    start = pos("S1901M", [("France", "F", "mao")])
+    out = adjudicate(start, {"France": ["F MAO-Spa"]})
+    assert out.rejected[0].code == "CST"
+    assert "north coast" in out.rejected[0].message and "south coast" in out.rejected[0].message
+    ok = adjudicate(start, {"France": ["F MAO-Spa/nc"]})
+    assert ok.position.units["spa"] == Unit("France", FLEET, "spa/nc")
+
+
+def test_build_fleet_needs_coast_on_split_province() -> None:
+    start = pos("W1901A", [], {"stp": "Russia"})
+    out = adjudicate(start, {"Russia": ["Build F StP"]})
+    assert out.rejected[0].code == "CST"
+    out = adjudicate(start, {"Russia": ["Build F StP/NC"]})
+    assert out.position.units["stp"] == Unit("Russia", FLEET, "stp/nc")
