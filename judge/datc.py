@@ -159,16 +159,16 @@ def _jdip_line(case: Case, section: str, line: str, number: int, game_map: Map) 
     elif section == "PRESTATE_RESULTS":
         verdict, _, rest = line.partition(":")
         power_text, _, order = rest.partition(":")
-        power = game_map.find_power(power_text.strip())
-        if power is None:
+        issuer = game_map.find_power(power_text.strip())
+        if issuer is None:
             raise CaseFormatError(f"line {number}: unknown power in {line!r}")
-        case.prior.append((verdict.strip().upper() == "SUCCESS", power, order.strip()))
+        case.prior.append((verdict.strip().upper() == "SUCCESS", issuer, order.strip()))
     elif section == "ORDERS":
         power_text, order = _split_power(line)
-        power = game_map.find_power(power_text.strip())
-        if power is None:
+        orderer = game_map.find_power(power_text.strip())
+        if orderer is None:
             raise CaseFormatError(f"line {number}: unknown power in {line!r}")
-        case.orders.append((power, order.strip(), None))
+        case.orders.append((orderer, order.strip(), None))
     else:
         raise CaseFormatError(f"line {number}: {line!r} outside a section")
 
@@ -206,7 +206,10 @@ def parse_cases(text: str, game_map: Map | None = None) -> list[Case]:
                 cases.append(case)
             name, _, title = rest.partition(" ")
             case = Case(
-                name, Phase(1901, Season.SPRING, PhaseKind.MOVEMENT), title=title.strip(), strict=True
+                name,
+                Phase(1901, Season.SPRING, PhaseKind.MOVEMENT),
+                title=title.strip(),
+                strict=True,
             )
             continue
         if case is None:
@@ -271,7 +274,10 @@ def format_cases(cases: list[Case], header: str = "") -> str:
     """Write cases in the project's own format (the inverse of :func:`parse_cases`)."""
     out: list[str] = [header.rstrip()] if header else []
     for case in cases:
-        lines = [f"case {case.name}" + (f" {case.title}" if case.title else ""), f"phase {case.phase}"]
+        lines = [
+            f"case {case.name}" + (f" {case.title}" if case.title else ""),
+            f"phase {case.phase}",
+        ]
         if case.centres is not None:
             owners: dict[str, list[str]] = {}
             for power, prov in case.centres:
@@ -311,9 +317,7 @@ def _unit(spec: UnitSpec) -> Unit:
 
 def starting_position(case: Case, game_map: Map) -> Position:
     """The position a case starts from (retreat options worked out when not given)."""
-    centres = (
-        {prov: power for power, prov in case.centres} if case.centres is not None else None
-    )
+    centres = {prov: power for power, prov in case.centres} if case.centres is not None else None
     units = [_unit(s) for s in case.units]
     dislodged: list[Dislodged] = []
     occupied = {u.province for u in units}
@@ -390,13 +394,11 @@ def run_case(case: Case, rules: Rules | None = None, game_map: Map | None = None
     try:
         position = starting_position(case, game_map)
         outcome = adjudicate(position, [(p, t) for p, t, _c in case.orders], rules or Rules())
-    except Exception as err:  # noqa: BLE001 - a broken case is reported, not raised
+    except Exception as err:  # a broken case is reported, not raised
         return Outcome(case, False, [f"error: {type(err).__name__}: {err}"], [])
     rejected = [(r.text, r.code) for r in outcome.rejected]
     if case.phase.kind is PhaseKind.MOVEMENT:
-        after_units = {
-            u for u in outcome.position.units.values()
-        }
+        after_units = {u for u in outcome.position.units.values()}
         # Like the jDip files, list the dislodged units that may retreat; a unit with
         # nowhere to go is destroyed at once and shows in neither list.
         gone = [d.unit for d in outcome.position.dislodged.values()]
@@ -405,9 +407,7 @@ def run_case(case: Case, rules: Rules | None = None, game_map: Map | None = None
         gone = []
     actual = {(u.power, u.type.value, u.location) for u in after_units}
     actual_gone = {(u.power, u.type.value, u.location) for u in gone}
-    expected = (
-        {(p, t, loc) for p, t, loc in case.units} if case.after is None else set(case.after)
-    )
+    expected = {(p, t, loc) for p, t, loc in case.units} if case.after is None else set(case.after)
     expected = _norm(list(expected), actual)
     expected_gone = _norm(case.after_dislodged, actual_gone)
     if case.after is None and case.phase.kind is not PhaseKind.MOVEMENT:
@@ -447,14 +447,16 @@ def run_file(text: str, rules: Rules | None = None) -> Iterator[Outcome]:
         yield run_case(case, rules)
 
 
-def transcribe(cases: list[Case], rules: Rules | None = None, game_map: Map | None = None) -> list[Case]:
+def transcribe(
+    cases: list[Case], rules: Rules | None = None, game_map: Map | None = None
+) -> list[Case]:
     """Cases in the project's own form: explicit retreat options, and each order the
     engine refuses marked with its rejection code (to be reviewed against the DATC text)."""
     game_map = game_map or standard_map()
     out: list[Case] = []
     for case in cases:
         position = starting_position(case, game_map)
-        dislodged = [
+        dislodged: list[tuple[UnitSpec, tuple[str, ...] | None]] = [
             (spec, position.dislodged[game_map.province_of(spec[2])].retreats)
             for spec, _r in case.dislodged
         ]

@@ -2,7 +2,8 @@
 
 >>> from judge.engine import standard_map, Position, adjudicate
 >>> game_map = standard_map()
->>> out = adjudicate(Position.initial(game_map), {"Germany": ["A Mun-Bur"], "France": ["A Par-Bur"]})
+>>> orders = {"Germany": ["A Mun-Bur"], "France": ["A Par-Bur"]}
+>>> out = adjudicate(Position.initial(game_map), orders)
 >>> sorted(r.notes for r in out.results if r.order.location in ("mun", "par"))
 [(<Note.BOUNCE: 'bounce'>,), (<Note.BOUNCE: 'bounce'>,)]
 """
@@ -59,12 +60,13 @@ __all__ = [
     "Phase",
     "PhaseKind",
     "Position",
-    "Proxy",
     "ProvinceKind",
+    "Proxy",
     "Reason",
     "Rejection",
     "Remove",
     "Retreat",
+    "RetreatNotValidError",
     "Rules",
     "Season",
     "SupportHold",

@@ -9,7 +9,7 @@ The input document (see ``docs/adjudicate.md``)::
      "orders": {"England": ["F LON-NTH", ...], ...}}
 
 Powers may be written in any case, provinces by any alias; the output uses the canonical
-power names and canonical lowercase-free abbreviations in upper case.
+power names and canonical abbreviations in upper case.
 """
 
 from __future__ import annotations
@@ -46,10 +46,10 @@ def _location(game_map: Map, text: object, where: str) -> str:
 
 def _unit(game_map: Map, power: str, text: object, where: str) -> Unit:
     if not isinstance(text, str):
-        raise DocumentError(f"{where}: expected a unit such as \"F LON\", got {text!r}")
+        raise DocumentError(f'{where}: expected a unit such as "F LON", got {text!r}')
     kind, _, rest = text.strip().partition(" ")
     if kind.upper() not in ("A", "F") or not rest.strip():
-        raise DocumentError(f"{where}: expected a unit such as \"A PAR\" or \"F STP/SC\", got {text!r}")
+        raise DocumentError(f'{where}: expected a unit such as "A PAR" or "F STP/SC", got {text!r}')
     location = _location(game_map, rest.strip(), where)
     unit_type = UnitType(kind.upper())
     if unit_type is UnitType.ARMY:
@@ -77,7 +77,7 @@ def _list(value: object, where: str) -> list[Any]:
 
 
 def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) -> Position:
-    """Build a :class:`Position` from the input keys ``phase``, ``units``, ``dislodged``, ``centers``."""
+    """A :class:`Position` from the keys ``phase``, ``units``, ``dislodged``, ``centers``."""
     game_map = game_map or standard_map()
     if not isinstance(doc, Mapping):
         raise DocumentError("the document must be a JSON object")
@@ -94,7 +94,7 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
     for power_text, items in _mapping(doc, "dislodged").items():
         power = _power(game_map, power_text, f"dislodged.{power_text}")
         if not isinstance(items, Mapping):
-            raise DocumentError(f"dislodged.{power_text}: expected {{\"F TRI\": [\"ALB\"]}}")
+            raise DocumentError(f'dislodged.{power_text}: expected {{"F TRI": ["ALB"]}}')
         for unit_text, retreats in items.items():
             where = f"dislodged.{power_text}.{unit_text}"
             unit = _unit(game_map, power, unit_text, where)
@@ -123,7 +123,6 @@ def _up(location: str) -> str:
 
 def position_to_document(position: Position) -> dict[str, Any]:
     """The output keys ``phase``, ``units``, ``dislodged``, ``centers`` of a position."""
-    game_map = position.map
     units: dict[str, list[str]] = {}
     for unit in sorted(position.units.values(), key=lambda u: (u.power, u.location)):
         units.setdefault(unit.power, []).append(f"{unit.type.value} {_up(unit.location)}")
@@ -136,7 +135,6 @@ def position_to_document(position: Position) -> dict[str, Any]:
     centres: dict[str, list[str]] = {}
     for prov, power in sorted(position.centres.items(), key=lambda kv: (kv[1], kv[0])):
         centres.setdefault(power, []).append(_up(prov))
-    del game_map
     return {
         "phase": position.phase.code,
         "units": units,

@@ -37,7 +37,7 @@ def describe(order: Order, game_map: Map) -> str:
 
     try:
         return format_order(order, game_map, short=True)
-    except Exception:  # noqa: BLE001 - a message must never fail to be written
+    except Exception:  # a message must never fail to be written
         return repr(order)
 
 
