@@ -19,8 +19,12 @@ from judge.engine import (
 MAP = standard_map()
 
 
-def pos(phase: str, units: list[tuple[str, str, str]], centres: dict[str, str] | None = None,
-        dislodged: list[Dislodged] | None = None) -> Position:
+def pos(
+    phase: str,
+    units: list[tuple[str, str, str]],
+    centres: dict[str, str] | None = None,
+    dislodged: list[Dislodged] | None = None,
+) -> Position:
     return Position.build(
         MAP,
         phase,
@@ -46,8 +50,13 @@ def test_bounce_results_name_the_culprit() -> None:
 def test_support_cut_and_dislodged_notes() -> None:
     start = pos(
         "S1901M",
-        [("Austria", "A", "ser"), ("Austria", "A", "bud"), ("Russia", "A", "rum"),
-         ("Russia", "A", "gal"), ("Turkey", "A", "bul")],
+        [
+            ("Austria", "A", "ser"),
+            ("Austria", "A", "bud"),
+            ("Russia", "A", "rum"),
+            ("Russia", "A", "gal"),
+            ("Turkey", "A", "bul"),
+        ],
     )
     out = adjudicate(
         start,
@@ -67,8 +76,12 @@ def test_support_cut_and_dislodged_notes() -> None:
 def test_dislodged_unit_gets_retreats_and_retreat_phase() -> None:
     start = pos(
         "F1901M",
-        [("Italy", "A", "ven"), ("Italy", "A", "tyr"), ("Austria", "F", "tri"),
-         ("Austria", "A", "ser")],
+        [
+            ("Italy", "A", "ven"),
+            ("Italy", "A", "tyr"),
+            ("Austria", "F", "tri"),
+            ("Austria", "A", "ser"),
+        ],
     )
     out = adjudicate(start, {"Italy": ["A Ven-Tri", "A Tyr S A Ven-Tri"]})
     assert str(out.position.phase) == "F1901R"
@@ -85,9 +98,16 @@ def test_dislodged_unit_gets_retreats_and_retreat_phase() -> None:
 def test_no_retreat_means_destroyed_and_no_retreat_phase() -> None:
     start = pos(
         "S1901M",
-        [("Turkey", "F", "bla"), ("Russia", "F", "sev"), ("Russia", "A", "ukr"),
-         ("Russia", "F", "rum"), ("Russia", "A", "arm"), ("Russia", "F", "ank"),
-         ("Russia", "F", "con"), ("Russia", "A", "bul")],
+        [
+            ("Turkey", "F", "bla"),
+            ("Russia", "F", "sev"),
+            ("Russia", "A", "ukr"),
+            ("Russia", "F", "rum"),
+            ("Russia", "A", "arm"),
+            ("Russia", "F", "ank"),
+            ("Russia", "F", "con"),
+            ("Russia", "A", "bul"),
+        ],
     )
     out = adjudicate(start, {"Russia": ["F Sev-Bla", "F Rum S F Sev-Bla"]})
     assert out.destroyed == (Unit("Turkey", FLEET, "bla"),)
@@ -172,8 +192,12 @@ def test_victory_at_eighteen_centres() -> None:
 
 def test_civil_disorder_removal_2023_vs_house_rule() -> None:
     # England owns London and Edinburgh with four units: two removals owed.
-    units = [("England", "A", "pic"), ("England", "F", "nth"), ("England", "F", "hel"),
-             ("England", "F", "lon")]
+    units = [
+        ("England", "A", "pic"),
+        ("England", "F", "nth"),
+        ("England", "F", "hel"),
+        ("England", "F", "lon"),
+    ]
     start = pos("W1901A", units, {"lon": "England", "edi": "England"})
     edition = adjudicate(start, {})
     removed = {r.order.location for r in edition.results if r.default}
@@ -209,15 +233,17 @@ def test_not_your_unit_and_wrong_phase() -> None:
 
 
 def test_implied_orders_house_rule() -> None:
-    start = pos("S1901M", [("Germany", "A", "mun"), ("Germany", "A", "ruh"),
-                           ("France", "A", "bur")])
+    start = pos(
+        "S1901M", [("Germany", "A", "mun"), ("Germany", "A", "ruh"), ("France", "A", "bur")]
+    )
     orders = {"Germany": ["A(Mun) S A(Ruh)-Bur"]}
     assert adjudicate(start, orders).position.units["bur"].power == "France"
     implied = adjudicate(start, orders, Rules(implied_orders=True))
     assert implied.position.units["bur"].power == "Germany"
     # An explicit order for the supported unit overrides the implied one.
-    explicit = adjudicate(start, {"Germany": ["A(Mun) S A(Ruh)-Bur", "A Ruh-Bel"]},
-                          Rules(implied_orders=True))
+    explicit = adjudicate(
+        start, {"Germany": ["A(Mun) S A(Ruh)-Bur", "A Ruh-Bel"]}, Rules(implied_orders=True)
+    )
     assert explicit.position.units["bel"].power == "Germany"
 
 
