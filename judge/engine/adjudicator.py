@@ -515,6 +515,7 @@ def _adjustments(
     results: list[OrderResult] = []
     used: dict[str, int] = {}
     touched: set[str] = set()
+    owed_by = {power: position.adjustment(power) for power in game_map.powers}
     for power, order, text in parsed:
         text = _written(game_map, order, text)
         if power is None:
@@ -533,7 +534,7 @@ def _adjustments(
         except OrderError as err:
             rejected.append(Rejection(power, text, err))
             continue
-        allowed = abs(position.adjustment(power))
+        allowed = abs(owed_by[power] if power in owed_by else position.adjustment(power))
         if used.get(power, 0) >= allowed:
             code = "NMR" if type(checked) is Remove else "NMB"
             what = "removals" if type(checked) is Remove else "builds"
@@ -567,7 +568,7 @@ def _adjustments(
         results.append(OrderResult(power, checked, True))
 
     for power in game_map.powers:
-        owed = position.adjustment(power)
+        owed = owed_by[power]
         if owed < 0 and used.get(power, 0) < -owed:
             missing = -owed - used.get(power, 0)
             for unit in civil_disorder_removals(position, power, missing, rules, exclude=touched):

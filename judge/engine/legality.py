@@ -561,17 +561,18 @@ def check_retreat(position: Position, power: str | None, order: Order) -> Order:
 def check_adjustment(position: Position, power: str, order: Order, rules: Rules) -> Order:
     """Check one adjustment order of ``power`` (counting is done by the caller)."""
     game_map = position.map
-    if isinstance(order, Build) and order.implied and position.adjustment(power) < 0:
+    owed = position.adjustment(power)
+    if isinstance(order, Build) and order.implied and owed < 0:
         # "A Par" with no keyword: the judge syntax allows it for a removal too.
         order = Remove(order.unit_type, order.location)
     if isinstance(order, (Disband, Hold)):
         order = Remove(order.unit_type, order.location)
     if isinstance(order, Waive):
-        if position.adjustment(power) <= 0:
+        if owed <= 0:
             raise _fail(order, game_map, "NMB", "you have no builds to waive")
         return Waive()
     if isinstance(order, Remove):
-        if position.adjustment(power) >= 0:
+        if owed >= 0:
             raise _fail(order, game_map, "NMR", "you have no units to remove this winter")
         unit = find_unit(position, order, power)
         return Remove(unit.type, unit.location)
@@ -583,7 +584,7 @@ def check_adjustment(position: Position, power: str, order: Order, rules: Rules)
             f"this is a {position.phase.describe()} phase; only builds, removals and waives "
             "are allowed",
         )
-    if position.adjustment(power) <= 0:
+    if owed <= 0:
         raise _fail(order, game_map, "NMB", "you have no builds this winter")
     province = game_map.province_of(order.location)
     if province not in game_map.supply_centres:

@@ -105,9 +105,7 @@ class _Context:
         if self._chain_of is None:
             game_map = self.game_map
             units = self.position.units
-            held = {
-                p for p, u in units.items() if u.type is FLEET and game_map.is_sea(p)
-            }
+            held = {p for p, u in units.items() if u.type is FLEET and game_map.is_sea(p)}
             chain_of: dict[str, frozenset[str]] = {}
             for sea in sorted(held):
                 if sea in chain_of:
@@ -242,9 +240,7 @@ def movement_options(position: Position, rules: Rules | None = None) -> dict[str
     """:func:`possible_orders` of every unit of ``position``, keyed by province (sorted)."""
     context = _Context(position, rules or Rules())
     movers = context.movers()
-    return {
-        prov: context.legal(position.units[prov], movers) for prov in sorted(position.units)
-    }
+    return {prov: context.legal(position.units[prov], movers) for prov in sorted(position.units)}
 
 
 def retreat_options(position: Position, province: str) -> list[Order]:
@@ -259,9 +255,7 @@ def retreat_options(position: Position, province: str) -> list[Order]:
     return [check_retreat(position, unit.power, o) for o in out]
 
 
-def adjustment_options(
-    position: Position, power: str, rules: Rules | None = None
-) -> list[Order]:
+def adjustment_options(position: Position, power: str, rules: Rules | None = None) -> list[Order]:
     """The adjustment orders open to ``power``: builds and a waive, or removals.
 
     Builds are listed by centre (an army, then a fleet on each coast the centre has),

@@ -1,0 +1,1 @@
+"""Benchmarks and the seeded random game player shared with the tests."""
