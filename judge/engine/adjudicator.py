@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Union
 
 from judge.engine.board import Map
 from judge.engine.errors import IllegalOrderError, OrderError
@@ -31,8 +30,8 @@ from judge.engine.results import Note, OrderResult, Reason, Rejection
 from judge.engine.rules import CivilDisorder, Edition, Rules
 from judge.engine.units import ARMY, FLEET, Unit
 
-OrderInput = Union[Order, str]
-OrdersInput = Union[Mapping[str, Iterable[OrderInput]], Iterable[tuple[str | None, OrderInput]]]
+OrderInput = Order | str
+OrdersInput = Mapping[str, Iterable[OrderInput]] | Iterable[tuple[str | None, OrderInput]]
 
 
 @dataclass(frozen=True)
@@ -56,7 +55,9 @@ class Adjudication:
     winner: str | None = None
 
 
-def adjudicate(position: Position, orders: OrdersInput = (), rules: Rules | None = None) -> Adjudication:
+def adjudicate(
+    position: Position, orders: OrdersInput = (), rules: Rules | None = None
+) -> Adjudication:
     """Adjudicate ``position``'s phase with ``orders`` and return the outcome.
 
     ``orders`` is either a mapping power -> orders or an iterable of (power, order)
@@ -147,7 +148,7 @@ def _movement(
 
     proxied: dict[str, str] = {}
     if rules.proxies:
-        for power, order, text in parsed:
+        for power, order, _text in parsed:
             if type(order) is Proxy:
                 unit = units.get(order.province)
                 if unit is not None and (power is None or unit.power == power):
@@ -290,9 +291,7 @@ def _movement(
         else:
             destroyed.append(unit)
 
-    results = _movement_results(
-        resolver, orders, defaulted, void, dislodged_by, convoyed, res
-    )
+    results = _movement_results(resolver, orders, defaulted, void, dislodged_by, convoyed, res)
     after = Position(game_map, position.phase, new_units, position.centres, dislodged)
     nxt, skipped, winner = _advance(after, rules, had_retreats=bool(dislodged))
     return Adjudication(
@@ -311,13 +310,13 @@ def _add_implied(
         target: str | None = None
         implied: Order | None = None
         if type(order) is SupportMove:
-            target = order.target  # type: ignore[attr-defined]
+            target = order.target
             unit = position.units[target]
-            implied = Move(unit.type, unit.location, order.destination)  # type: ignore[attr-defined]
+            implied = Move(unit.type, unit.location, order.destination)
         elif type(order) is Convoy:
-            target = order.target  # type: ignore[attr-defined]
+            target = order.target
             unit = position.units[target]
-            implied = Move(unit.type, unit.location, order.destination, True)  # type: ignore[attr-defined]
+            implied = Move(unit.type, unit.location, order.destination, True)
         if target is None or implied is None or target in orders:
             continue
         if position.units[target].power != position.units[prov].power:
@@ -469,7 +468,9 @@ def _retreats(
         unit = entry.unit
         picked = chosen.get(prov)
         if picked is None:
-            results.append(OrderResult(unit.power, Disband(unit.type, unit.location), True, (), True))
+            results.append(
+                OrderResult(unit.power, Disband(unit.type, unit.location), True, (), True)
+            )
             destroyed.append(unit)
             continue
         order = picked[1]
@@ -479,9 +480,7 @@ def _retreats(
             )
             results.append(OrderResult(unit.power, order, True))
         elif type(order) is Retreat:
-            others = [
-                c for c in by_target[game_map.province_of(order.destination)] if c != prov
-            ]
+            others = [c for c in by_target[game_map.province_of(order.destination)] if c != prov]
             results.append(
                 OrderResult(
                     unit.power,
@@ -557,7 +556,9 @@ def _adjustments(
                     else f"a unit is already being built in {game_map.province_name[prov]}"
                 )
                 code = "NSU" if type(checked) is Remove else "ESC"
-                rejected.append(Rejection(power, text, IllegalOrderError(f"{text}: {why}", code=code)))
+                rejected.append(
+                    Rejection(power, text, IllegalOrderError(f"{text}: {why}", code=code))
+                )
                 continue
             touched.add(prov)
         used[power] = used.get(power, 0) + 1
@@ -574,9 +575,7 @@ def _adjustments(
             for unit in civil_disorder_removals(position, power, missing, rules, exclude=touched):
                 del new_units[unit.province]
                 touched.add(unit.province)
-                results.append(
-                    OrderResult(power, Remove(unit.type, unit.location), True, (), True)
-                )
+                results.append(OrderResult(power, Remove(unit.type, unit.location), True, (), True))
         elif owed > 0 and used.get(power, 0) < owed:
             for _ in range(owed - used.get(power, 0)):
                 results.append(OrderResult(power, Waive(), True, (), True))
@@ -690,7 +689,11 @@ def _advance(
     if phase.kind is PhaseKind.MOVEMENT:
         retreat = Phase(phase.year, phase.season, PhaseKind.RETREAT)
         if had_retreats:
-            return Position(game_map, retreat, after.units, after.centres, after.dislodged), (), None
+            return (
+                Position(game_map, retreat, after.units, after.centres, after.dislodged),
+                (),
+                None,
+            )
         skipped.append(retreat)
         phase = retreat
     centres = after.centres
@@ -729,7 +732,11 @@ def _adjustments_needed(position: Position, rules: Rules) -> bool:
             places = (
                 position.centres_of(power)
                 if rules.build_anywhere
-                else [c for c in game_map.home_centres.get(power, ()) if position.centres.get(c) == power]
+                else [
+                    c
+                    for c in game_map.home_centres.get(power, ())
+                    if position.centres.get(c) == power
+                ]
             )
             if any(c not in position.units for c in places):
                 return True

@@ -59,7 +59,9 @@ def find_unit(
     game_map = position.map
     unit = position.units.get(order.province)
     if unit is None:
-        raise _fail(order, game_map, "NSU", f"there is no unit in {_name(game_map, order.province)}")
+        raise _fail(
+            order, game_map, "NSU", f"there is no unit in {_name(game_map, order.province)}"
+        )
     if order.unit_type is not None and order.unit_type is not unit.type:
         _check_type(order, order.unit_type, unit, game_map)
     if power is not None and unit.power != power:
@@ -204,7 +206,9 @@ def fleet_route_exists(position: Position, source: str, destination: str) -> boo
     units = position.units
     end = _coast_seas(game_map, destination)
     frontier = [
-        s for s in _coast_seas(game_map, source) if (u := units.get(s)) is not None and u.type is FLEET
+        s
+        for s in _coast_seas(game_map, source)
+        if (u := units.get(s)) is not None and u.type is FLEET
     ]
     seen = set(frontier)
     adj = game_map.fleet_adj_prov
@@ -476,7 +480,10 @@ def _check_route(position: Position, order: Move, source: str, dest: str) -> Non
         previous = sea
     if dest not in _reach_from(game_map, previous) or not game_map.is_coastal(dest):
         raise _fail(
-            order, game_map, "FAR", f"{_name(game_map, dest)} is not next to {_name(game_map, previous)}"
+            order,
+            game_map,
+            "FAR",
+            f"{_name(game_map, dest)} is not next to {_name(game_map, previous)}",
         )
 
 
@@ -512,7 +519,10 @@ def check_retreat(position: Position, power: str | None, order: Order) -> Order:
                 "and needs no retreat",
             )
         raise _fail(
-            order, game_map, "NSU", f"there is no dislodged unit in {_name(game_map, order.province)}"
+            order,
+            game_map,
+            "NSU",
+            f"there is no dislodged unit in {_name(game_map, order.province)}",
         )
     unit = dislodged.unit
     _check_type(order, order.unit_type, unit, game_map)
@@ -592,7 +602,9 @@ def check_adjustment(position: Position, power: str, order: Order, rules: Rules)
     if position.centres.get(province) != power:
         raise _fail(order, game_map, "YSC", f"you do not own {_name(game_map, province)}")
     if not rules.build_anywhere and province not in game_map.home_centres.get(power, ()):
-        raise _fail(order, game_map, "HSC", f"{_name(game_map, province)} is not a home centre of yours")
+        raise _fail(
+            order, game_map, "HSC", f"{_name(game_map, province)} is not a home centre of yours"
+        )
     if province in position.units:
         raise _fail(order, game_map, "ESC", f"{_name(game_map, province)} is occupied")
     if order.unit_type is None:

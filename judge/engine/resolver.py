@@ -181,7 +181,7 @@ class Resolver:
             return True
         order = self.orders[p]
         power = self.units[p].power
-        target_dest = order.destination if type(order) is SupportMove else None  # type: ignore[attr-defined]
+        target_dest = order.destination if isinstance(order, SupportMove) else None
         units = self.units
         for a in attackers:
             if units[a].power == power or a == target_dest:
@@ -281,7 +281,4 @@ class Resolver:
                 return False
         elif attack <= self.hold_strength(d):
             return False
-        for o in self.moves_to[d]:
-            if o != p and attack <= self.prevent_strength(o):
-                return False
-        return True
+        return all(o == p or attack > self.prevent_strength(o) for o in self.moves_to[d])
