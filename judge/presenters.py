@@ -1,0 +1,406 @@
+"""Engine values as the text players read: results, order echoes, positions, deadlines.
+
+Pure functions only: no I/O and no clock, so every email body can be tested as a string.
+The layouts follow the njudge results and confirmations that players and their tools
+(mappers, history importers) already parse -- a single space after ``Power:``, notes in
+``(*...*)``, the ownership table with its fixed columns; see
+``shared/notes/judge-conventions.md``.  The wording beyond those layouts is ours.
+
+>>> from judge.engine import Position, adjudicate, standard_map
+>>> out = adjudicate(Position.initial(standard_map()), {"France": ["A Par-Bur"]})
+>>> print(results_report("demo", 1, out).splitlines()[0])
+Movement results for Spring of 1901.  (demo.001)
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from judge.engine import (
+    Adjudication,
+    Build,
+    Dislodged,
+    Map,
+    Order,
+    OrderResult,
+    Phase,
+    PhaseKind,
+    Position,
+    Remove,
+    Season,
+    Unit,
+    UnitType,
+    Waive,
+)
+from judge.engine.notation import format_order
+
+__all__ = [
+    "adjustment_status",
+    "format_deadline",
+    "missing_lines",
+    "order_lines",
+    "phase_heading",
+    "position_report",
+    "results_report",
+]
+
+#: Width the ownership lines are wrapped to; mail readers still assume 80 columns.
+WRAP_WIDTH = 78
+#: Column where the ownership table's text starts (``Austria:   Budapest, ...``).
+_LABEL_WIDTH = 11
+#: Column width of the power label in the centre-count lines, where the count follows.
+_COUNT_LABEL_WIDTH = 10
+
+# English names fixed here rather than taken from strftime, whose %a and %b follow the
+# process locale: a judge running under a French locale must still print "Sat Nov".
+_WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
+# -- headings ---------------------------------------------------------------------------
+
+
+def _heading(kind_word: str, what: str, phase: Phase, game: str, seq: int) -> str:
+    return f"{kind_word} {what} for {phase.season.word} of {phase.year}.  ({game}.{seq:03d})"
+
+
+def phase_heading(kind_word: str, phase: Phase, game: str, seq: int) -> str:
+    """The heading over a confirmation's order list.
+
+    >>> phase_heading("Movement", Phase.parse("S1901M"), "winter01", 1)
+    'Movement orders for Spring of 1901.  (winter01.001)'
+    """
+    return _heading(kind_word, "orders", phase, game, seq)
+
+
+# -- small pieces of wording ------------------------------------------------------------
+
+
+def _plural(count: int, word: str, plural: str | None = None) -> str:
+    return f"{count} {word if count == 1 else (plural or word + 's')}"
+
+
+def _place(game_map: Map, location: str) -> str:
+    """A location as it reads after "in": seas take the article (the English Channel)."""
+    name = game_map.location_name(location)
+    return f"the {name}" if game_map.is_sea(game_map.province_of(location)) else name
+
+
+def _unit_word(unit_type: UnitType | None) -> str:
+    return unit_type.word if unit_type is not None else "Unit"
+
+
+def _unit_long(unit: Unit, game_map: Map) -> str:
+    return f"{unit.type.word} {game_map.location_name(unit.location)}"
+
+
+def _label(power: str, width: int) -> str:
+    """``Austria:`` padded to ``width`` columns, with at least one space after it."""
+    text = f"{power}:"
+    return text.ljust(max(width, len(text) + 1))
+
+
+def _or_list(names: Sequence[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def _power_rank(game_map: Map, power: str) -> tuple[int, str]:
+    # The map's own power order first; a name it does not know sorts after, by name.
+    try:
+        return (game_map.powers.index(power), power)
+    except ValueError:
+        return (len(game_map.powers), power)
+
+
+def _order_key(game_map: Map, power: str, order: Order) -> tuple[tuple[int, str], int, str]:
+    """Power, then province name; waives (no province) last within their power."""
+    if not order.location:
+        return (_power_rank(game_map, power), 1, "")
+    name = game_map.province_name.get(game_map.province_of(order.location), order.location)
+    return (_power_rank(game_map, power), 0, name.lower())
+
+
+# -- results ------------------------------------------------------------------------------
+
+
+def _notes(result: OrderResult) -> str:
+    seen: list[str] = []
+    for note in result.notes:
+        if note.value not in seen:  # "bounce" twice would add nothing
+            seen.append(note.value)
+    return f"  (*{', '.join(seen)}*)" if seen else ""
+
+
+def _adjustment_text(result: OrderResult, game_map: Map) -> str:
+    order = result.order
+    if type(order) is Waive:
+        return "Build waived."
+    if type(order) is Build:
+        what = {UnitType.ARMY: "an army", UnitType.FLEET: "a fleet", None: "a unit"}
+        return f"Builds {what[order.unit_type]} in {_place(game_map, order.location)}."
+    if type(order) is Remove:
+        word = _unit_word(order.unit_type).lower()
+        why = " (civil disorder)" if result.default else ""
+        return f"Removes the {word} in {_place(game_map, order.location)}{why}."
+    return f"{format_order(order, game_map)}."  # not an adjustment order: print it plainly
+
+
+def _result_line(result: OrderResult, kind: PhaseKind, game_map: Map) -> str:
+    power = result.power
+    if kind is PhaseKind.ADJUSTMENT:
+        # njudge aligns adjustment lines at column 11 whatever the power's name length.
+        return f"{_label(power, _LABEL_WIDTH)}{_adjustment_text(result, game_map)}"
+    order = result.order
+    unit = f"{_unit_word(order.unit_type)} {game_map.location_name(order.location)}"
+    if result.default and kind is PhaseKind.MOVEMENT:
+        return f"{power}: {unit}, No Order Processed.{_notes(result)}"
+    if result.default:  # a retreat nobody ordered: the unit is disbanded
+        return f"{power}: {unit} DISBAND.  (*no order*)"
+    return f"{power}: {format_order(order, game_map)}.{_notes(result)}"
+
+
+def _dislodged_lines(adj: Adjudication) -> list[str]:
+    game_map = adj.before.map
+    entries: list[tuple[tuple[tuple[int, str], str], str]] = []
+
+    def key(unit: Unit) -> tuple[tuple[int, str], str]:
+        return (_power_rank(game_map, unit.power), game_map.province_name[unit.province])
+
+    def who(unit: Unit) -> str:
+        adjective = game_map.power_adjective.get(unit.power, unit.power)
+        return f"The {adjective} {unit.type.word} in {_place(game_map, unit.location)}"
+
+    if adj.position.phase.kind is PhaseKind.RETREAT:
+        for entry in adj.position.dislodged.values():
+            options = sorted(game_map.location_name(loc) for loc in entry.retreats)
+            entries.append(
+                (key(entry.unit), f"{who(entry.unit)} can retreat to {_or_list(options)}.")
+            )
+    for unit in adj.destroyed:
+        entries.append((key(unit), f"{who(unit)} with no valid retreats was destroyed."))
+    return [line for _key, line in sorted(entries)]
+
+
+def _ends_fall(adj: Adjudication) -> bool:
+    """Whether this phase closed a Fall turn, so centres have just changed hands."""
+    before, after = adj.before.phase, adj.position.phase
+    return (
+        before.season is Season.FALL
+        and before.kind is not PhaseKind.ADJUSTMENT
+        and after.season is not Season.FALL
+    )
+
+
+def _wrapped(label: str, items: Iterable[str]) -> list[str]:
+    """``label`` then the items joined by commas, wrapped with continuation lines aligned."""
+    # Non-breaking stand-ins keep "St Petersburg" whole across a wrap.
+    text = ", ".join(item.replace(" ", "\0") for item in items) + "."
+    head = label.ljust(max(_LABEL_WIDTH, len(label) + 1))
+    lines = textwrap.wrap(
+        text,
+        width=WRAP_WIDTH,
+        initial_indent=head,
+        subsequent_indent=" " * len(head),
+        break_long_words=False,
+        break_on_hyphens=False,
+    )
+    return [line.replace("\0", " ") for line in lines]
+
+
+def _ownership_lines(position: Position) -> list[str]:
+    game_map = position.map
+    lines = ["Ownership of supply centers:", ""]
+    for power in sorted(set(position.centres.values()), key=lambda p: _power_rank(game_map, p)):
+        names = sorted(game_map.province_name[c] for c in position.centres_of(power))
+        lines.extend(_wrapped(f"{power}:", names))
+    unowned = sorted(
+        game_map.province_name[c] for c in game_map.supply_centres if c not in position.centres
+    )
+    if unowned:
+        lines.extend(_wrapped("Unowned:", unowned))
+    return lines
+
+
+def _count_lines(position: Position) -> list[str]:
+    """``Austria:   3 Supply centers,  3 Units:  Builds   0 units.`` per living power."""
+    lines = []
+    for power in position.powers_alive():
+        centres = len(position.centres_of(power))
+        units = len(position.units_of(power))
+        owed = centres - units
+        verb = "Removes" if owed < 0 else "Builds"
+        count = abs(owed)
+        label = _label(power, _COUNT_LABEL_WIDTH)
+        lines.append(
+            f"{label}{centres:>2} Supply centers, {units:>2} Units:  "
+            f"{verb} {count:>3} unit{'' if count == 1 else 's'}."
+        )
+    return lines
+
+
+def results_report(game: str, seq: int, adj: Adjudication) -> str:
+    """The results block of one processed phase, in the njudge layout (no final newline).
+
+    One line per order result, sorted by power then province name; after a movement
+    phase the dislodged units; after the phase that ends a Fall turn the centre
+    ownership and each power's builds or removals; and a victory line when a power won.
+    ``seq`` is the game's phase sequence number, printed zero-padded to three digits.
+    """
+    before = adj.before
+    game_map = before.map
+    kind = before.phase.kind
+    lines = [_heading(kind.word, "results", before.phase, game, seq), ""]
+    ordered = sorted(adj.results, key=lambda r: _order_key(game_map, r.power, r.order))
+    lines.extend(_result_line(r, kind, game_map) for r in ordered)
+    if kind is PhaseKind.MOVEMENT:
+        dislodged = _dislodged_lines(adj)
+        if dislodged:
+            lines.extend(["", "The following units were dislodged:", *dislodged])
+    if _ends_fall(adj):
+        lines.extend(["", *_ownership_lines(adj.position), "", *_count_lines(adj.position)])
+    if adj.winner:
+        won = len(adj.position.centres_of(adj.winner))
+        lines.extend(["", f"{adj.winner} has won the game with {_plural(won, 'supply center')}."])
+    return "\n".join(lines)
+
+
+# -- confirmations --------------------------------------------------------------------------
+
+
+def order_lines(power: str, orders: Sequence[Order], game_map: Map) -> list[str]:
+    """The echo of a power's current orders, ``France: Army Paris -> Burgundy.`` each.
+
+    Sorted by province name like the results, so the echo and the results read alike.
+
+    >>> from judge.engine import ARMY, Move, standard_map
+    >>> order_lines("France", [Move(ARMY, "par", "bur")], standard_map())
+    ['France: Army Paris -> Burgundy.']
+    """
+    ordered = sorted(orders, key=lambda o: _order_key(game_map, power, o))
+    return [f"{power}: {format_order(order, game_map)}." for order in ordered]
+
+
+def missing_lines(power: str, units: Sequence[Unit], game_map: Map, kind: PhaseKind) -> list[str]:
+    """One line per unit of ``power`` that still has no valid order.
+
+    Movement: ``France: Army Marseilles, No Order Processed.`` (the njudge wording, which
+    players know means "this unit will hold"); retreat: the unit will be disbanded.
+    Adjustments are counted, not listed per unit: use :func:`adjustment_status`.
+
+    >>> from judge.engine import ARMY, standard_map
+    >>> missing_lines("France", [Unit("France", ARMY, "mar")], standard_map(), PhaseKind.MOVEMENT)
+    ['France: Army Marseilles, No Order Processed.']
+    """
+    if kind is PhaseKind.ADJUSTMENT:
+        raise ValueError(
+            "missing_lines lists units, which adjustment phases do not order: "
+            "use adjustment_status(power, owed, ordered)"
+        )
+    ordered = sorted(units, key=lambda u: _order_key(game_map, power, Order(u.type, u.location)))
+    if kind is PhaseKind.MOVEMENT:
+        return [f"{power}: {_unit_long(u, game_map)}, No Order Processed." for u in ordered]
+    return [
+        f"{power}: {_unit_long(u, game_map)}, no retreat ordered (it will be disbanded)."
+        for u in ordered
+    ]
+
+
+def adjustment_status(power: str, owed: int, ordered: int) -> str:
+    """Where ``power`` stands with its builds (``owed`` > 0) or removals (``owed`` < 0).
+
+    ``owed`` is what the power may build (or must remove); ``ordered`` how many build,
+    waive or remove orders it has given.
+
+    >>> adjustment_status("England", 2, 1)
+    'England: 1 of 2 builds ordered; 1 more may be ordered (builds not ordered are waived).'
+    >>> adjustment_status("Austria", -1, 0)
+    'Austria: 0 of 1 removal ordered; 1 more must be ordered, or the judge will choose it.'
+    """
+    if owed == 0:
+        return f"{power}: no builds or removals this winter."
+    word = "build" if owed > 0 else "removal"
+    needed = abs(owed)
+    left = needed - ordered
+    if left <= 0:
+        return f"{power}: all {_plural(needed, word)} ordered."
+    done = f"{power}: {ordered} of {_plural(needed, word)} ordered; {left} more"
+    if owed > 0:
+        return f"{done} may be ordered (builds not ordered are waived)."
+    chosen = "it" if left == 1 else "them"
+    return f"{done} must be ordered, or the judge will choose {chosen}."
+
+
+# -- positions ------------------------------------------------------------------------------
+
+
+def _dislodged_entry(entry: Dislodged, game_map: Map) -> str:
+    unit = entry.unit
+    options = sorted(game_map.location_name(loc) for loc in entry.retreats)
+    where = _or_list(options)
+    return f"{unit.power}: {_unit_long(unit, game_map)}, dislodged, can retreat to {where}."
+
+
+def position_report(position: Position) -> str:
+    """Units by power and centre ownership: the game-start and SUMMARY picture (no final newline).
+
+    Units print as ``Austria: Army Budapest``, powers in the map's order and each power's
+    units by province name; in a retreat phase the dislodged units follow.
+    """
+    game_map = position.map
+    units = sorted(
+        position.units.values(),
+        key=lambda u: (_power_rank(game_map, u.power), game_map.province_name[u.province]),
+    )
+    lines = ["Units:", ""]
+    lines.extend(f"{u.power}: {_unit_long(u, game_map)}" for u in units)
+    if not units:
+        lines.append("(none)")
+    if position.dislodged:
+        lines.extend(["", "Dislodged units:", ""])
+        entries = sorted(
+            position.dislodged.values(),
+            key=lambda d: (
+                _power_rank(game_map, d.unit.power),
+                game_map.province_name[d.unit.province],
+            ),
+        )
+        lines.extend(_dislodged_entry(d, game_map) for d in entries)
+    lines.extend(["", *_ownership_lines(position)])
+    return "\n".join(lines)
+
+
+# -- deadlines ------------------------------------------------------------------------------
+
+
+def format_deadline(when_utc: datetime, zone: str) -> str:
+    """An absolute date in ``zone`` with its offset and name, never "in 3 hours" alone.
+
+    Raises ``ValueError`` for a naive datetime (whose zone nobody knows) or an unknown zone.
+
+    >>> from datetime import UTC
+    >>> format_deadline(datetime(2026, 11, 28, 20, 0, tzinfo=UTC), "Europe/London")
+    'Sat Nov 28 2026 20:00:00 +0000 (Europe/London)'
+    >>> format_deadline(datetime(2026, 7, 4, 20, 0, tzinfo=UTC), "Europe/Paris")
+    'Sat Jul 04 2026 22:00:00 +0200 (Europe/Paris)'
+    """
+    if when_utc.tzinfo is None or when_utc.utcoffset() is None:
+        raise ValueError(
+            f"deadline {when_utc.isoformat()} has no time zone: pass an aware datetime in UTC"
+        )
+    try:
+        tz = ZoneInfo(zone)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ValueError(
+            f"unknown time zone {zone!r}: use an IANA name such as Europe/London"
+        ) from None
+    local = when_utc.astimezone(tz)
+    return (
+        f"{_WEEKDAYS[local.weekday()]} {_MONTHS[local.month - 1]} {local.day:02d} {local.year} "
+        f"{local:%H:%M:%S %z} ({zone})"
+    )

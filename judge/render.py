@@ -1,0 +1,128 @@
+"""Turn a template and plain values into the subject and body of one email.
+
+Templates live in ``templates/``, named by audience and purpose
+(``player/confirm.txt.j2``, ``all/results.txt.j2``).  Each one starts with a line
+``Subject: ...``, then one blank line, then the body.  The subject line and the body are
+compiled as separate templates, so a value that contains a line break (a player's own
+subject, say) cannot spill the subject into the body or forge a header: the rendered
+subject is collapsed onto one line afterwards.
+
+Rendering is strict (``StrictUndefined``): a context key a template uses but the caller
+did not pass raises instead of printing nothing.  Autoescaping is off because the mail is
+plain text.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import jinja2
+
+__all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "reply_subject"]
+
+#: The repository's templates, next to the ``judge`` package.
+TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+
+_SUBJECT_PREFIX = "Subject:"
+_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
+_REPLY_PREFIX = re.compile(r"^\s*re\s*:", re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class RenderedMail:
+    """A rendered email: a one-line subject and a body ending in exactly one newline."""
+
+    subject: str
+    body: str
+
+
+def reply_subject(subject: str) -> str:
+    """``Re: <subject>``, without stacking a second ``Re:`` on a reply to a reply.
+
+    >>> reply_subject("orders"), reply_subject("RE: orders"), reply_subject("")
+    ('Re: orders', 'Re: orders', 'Re:')
+    """
+    text = _one_line(subject)
+    text = _REPLY_PREFIX.sub("", text, count=1).strip()
+    return f"Re: {text}" if text else "Re:"
+
+
+def _one_line(text: str) -> str:
+    return _LINE_BREAKS.sub(" ", str(text)).strip()
+
+
+def _clean_body(text: str) -> str:
+    """Trailing spaces off every line (mailers mangle them) and exactly one final newline."""
+    lines = [line.rstrip(" \t") for line in text.splitlines()]
+    return "\n".join(lines).strip("\n") + "\n"
+
+
+@dataclass(frozen=True)
+class _Pair:
+    subject: jinja2.Template
+    body: jinja2.Template
+
+
+class Renderer:
+    """Renders the mail templates of one directory.
+
+    >>> mail = Renderer().render("player/reply.txt.j2", judge_name="TEST",
+    ...                          subject_in="help", paragraphs=["Hello."])
+    >>> mail.subject
+    'Re: help'
+    """
+
+    def __init__(self, directory: Path | None = None) -> None:
+        """Use ``directory`` for the templates (default: the repository's ``templates/``)."""
+        self.directory = directory if directory is not None else TEMPLATE_DIR
+        self.env = jinja2.Environment(
+            loader=jinja2.FileSystemLoader(self.directory),
+            undefined=jinja2.StrictUndefined,
+            trim_blocks=True,
+            lstrip_blocks=True,
+            keep_trailing_newline=True,
+            autoescape=False,  # plain-text mail: HTML escaping would garble "->" and quotes
+        )
+        self.env.filters["reply_subject"] = reply_subject
+        self.env.filters["one_line"] = _one_line
+        self._compiled: dict[str, _Pair] = {}
+
+    def _load(self, name: str) -> _Pair:
+        pair = self._compiled.get(name)
+        if pair is not None:
+            return pair
+        loader = self.env.loader
+        assert loader is not None  # set in __init__
+        source, filename, _uptodate = loader.get_source(self.env, name)
+        first, sep, rest = source.partition("\n")
+        if not first.startswith(_SUBJECT_PREFIX):
+            raise ValueError(
+                f"template {name}: the first line must be 'Subject: ...', found {first[:60]!r}"
+            )
+        if not sep or rest.partition("\n")[0].strip():
+            raise ValueError(f"template {name}: line 2 must be blank (it ends the headers)")
+        # The body keeps two empty lines in place of the headers so that Jinja's error
+        # messages give the line numbers of the file.
+        pair = _Pair(
+            subject=self._compile(first[len(_SUBJECT_PREFIX) :], name, filename),
+            body=self._compile("\n\n" + rest.partition("\n")[2], name, filename),
+        )
+        self._compiled[name] = pair
+        return pair
+
+    def _compile(self, source: str, name: str, filename: str | None) -> jinja2.Template:
+        code = self.env.compile(source, name, filename)
+        return self.env.template_class.from_code(self.env, code, self.env.make_globals(None))
+
+    def render(self, name: str, **context: object) -> RenderedMail:
+        """Render template ``name`` (e.g. ``player/confirm.txt.j2``) with ``context``.
+
+        Raises ``jinja2.UndefinedError`` when the template uses a key not in ``context``
+        and ``jinja2.TemplateNotFound`` for an unknown name.
+        """
+        pair = self._load(name)
+        subject = _one_line(pair.subject.render(**context))
+        body = _clean_body(pair.body.render(**context))
+        return RenderedMail(subject, body)
