@@ -1,0 +1,303 @@
+"""The judge's tables as SQLAlchemy 2.0 typed declarative models.
+
+Every schema change here needs an Alembic migration in ``migrations/versions/`` (``alembic
+revision --autogenerate -m "..."``, then review it); ``tests/test_db.py`` fails while the
+models and the migrations disagree.
+
+Times are aware UTC datetimes (:class:`~judge.db.types.UTCDateTime`); documents and option
+dicts are JSON (:class:`~judge.db.types.JSONDocument`).
+"""
+
+from __future__ import annotations
+
+import enum
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import (
+    CheckConstraint,
+    ForeignKey,
+    Index,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
+
+from judge.db.types import JSONDocument, UTCDateTime
+
+__all__ = [
+    "NAMING_CONVENTION",
+    "Base",
+    "Game",
+    "GameStatus",
+    "InboundMessage",
+    "InboundState",
+    "OrderRecord",
+    "OutboundMessage",
+    "OutboundState",
+    "PhaseRecord",
+    "Player",
+    "PlayerStatus",
+]
+
+# Named constraints are what let Alembic's batch mode (SQLite) drop or alter them later, and
+# keep the names identical on every backend.
+NAMING_CONVENTION: dict[str, str] = {
+    "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def utcnow() -> datetime:
+    """The current time as an aware UTC datetime.
+
+    Only a fallback for columns nobody set: services pass their own clock's time so that
+    tests can fix it.
+    """
+    return datetime.now(UTC)
+
+
+class Base(DeclarativeBase):
+    """The declarative base of every judge table."""
+
+    metadata = MetaData(naming_convention=NAMING_CONVENTION)
+    type_annotation_map = {
+        datetime: UTCDateTime,
+        dict[str, Any]: JSONDocument,
+    }
+
+
+class GameStatus(enum.StrEnum):
+    """The values of ``games.status``."""
+
+    FORMING = "forming"
+    ACTIVE = "active"
+    PAUSED = "paused"
+    FINISHED = "finished"
+
+
+class PlayerStatus(enum.StrEnum):
+    """The values of ``players.status``."""
+
+    ACTIVE = "active"
+    RESIGNED = "resigned"
+    CIVIL_DISORDER = "civil_disorder"
+
+
+class InboundState(enum.StrEnum):
+    """The values of ``inbound.state``."""
+
+    NEW = "new"
+    DONE = "done"
+    IGNORED = "ignored"
+    FAILED = "failed"
+
+
+class OutboundState(enum.StrEnum):
+    """The values of ``outbox.state``."""
+
+    QUEUED = "queued"
+    SENT = "sent"
+    FAILED = "failed"
+
+
+def _one_of(column: str, values: type[enum.StrEnum]) -> CheckConstraint:
+    """A CHECK that ``column`` holds one of the enum's values, named after the column."""
+    listed = ", ".join(f"'{member.value}'" for member in values)
+    return CheckConstraint(f"{column} IN ({listed})", name=column)
+
+
+class Game(Base):
+    """One game: its rules, settings, status and where it stands (phase, deadline)."""
+
+    __tablename__ = "games"
+    __table_args__ = (_one_of("status", GameStatus),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The game's name in lower case, e.g. "winter01".
+    name: Mapped[str] = mapped_column(String, unique=True)
+    variant: Mapped[str] = mapped_column(String, default="standard")
+    #: Rule options: edition, build_anywhere, civil_disorder, retreat_priority, ...
+    rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: Everything else from the config file: press, timezone, deadlines, ...
+    settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    status: Mapped[str] = mapped_column(String, default=GameStatus.FORMING, index=True)
+    #: The current phase code, e.g. "S1901M"; None before the game starts.
+    phase: Mapped[str | None] = mapped_column(String)
+    #: The number of the current phase in the game's history (1 for the first phase).
+    seq: Mapped[int] = mapped_column(default=0)
+    deadline: Mapped[datetime | None] = mapped_column(index=True)
+    master_address: Mapped[str | None] = mapped_column(String)
+    master_password_hash: Mapped[str | None] = mapped_column(String)
+    config_path: Mapped[str | None] = mapped_column(String)
+    #: sha256 of the config file as last loaded, to notice when it changed.
+    config_digest: Mapped[str | None] = mapped_column(String)
+    winner: Mapped[str | None] = mapped_column(String)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+
+    players: Mapped[list[Player]] = relationship(
+        back_populates="game",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="Player.power",
+    )
+    phases: Mapped[list[PhaseRecord]] = relationship(
+        back_populates="game",
+        cascade="all, delete-orphan",
+        passive_deletes=True,
+        order_by="PhaseRecord.seq",
+    )
+
+    @validates("name")
+    def _lower_name(self, key: str, value: str) -> str:
+        # Names are looked up from mail subjects and commands typed in any case.
+        return value.strip().lower()
+
+    def __repr__(self) -> str:
+        return f"Game(id={self.id!r}, name={self.name!r}, status={self.status!r})"
+
+
+class Player(Base):
+    """A power in a game and the address that plays it."""
+
+    __tablename__ = "players"
+    __table_args__ = (
+        UniqueConstraint("game_id", "power"),
+        _one_of("status", PlayerStatus),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The power's canonical name, e.g. "England".
+    power: Mapped[str] = mapped_column(String)
+    #: The player's email address, in lower case.
+    address: Mapped[str] = mapped_column(String, index=True)
+    password_hash: Mapped[str] = mapped_column(String)
+    timezone: Mapped[str | None] = mapped_column(String)
+    wait: Mapped[bool] = mapped_column(default=False)
+    status: Mapped[str] = mapped_column(String, default=PlayerStatus.ACTIVE)
+    #: Consecutive phases missed.
+    missed: Mapped[int] = mapped_column(default=0)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    game: Mapped[Game] = relationship(back_populates="players")
+
+    @validates("address")
+    def _lower_address(self, key: str, value: str) -> str:
+        # Senders are matched by address, and mail clients vary the case.
+        return value.strip().lower()
+
+    def __repr__(self) -> str:
+        return f"Player(id={self.id!r}, power={self.power!r}, address={self.address!r})"
+
+
+class PhaseRecord(Base):
+    """One phase of a game's history: the position at its start and, once done, its results."""
+
+    __tablename__ = "phases"
+    __table_args__ = (UniqueConstraint("game_id", "seq"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seq: Mapped[int]
+    #: The phase code, e.g. "S1901M".
+    phase: Mapped[str] = mapped_column(String)
+    #: ``judge.engine.document.position_to_document`` at the start of the phase.
+    position: Mapped[dict[str, Any]]
+    #: The adjudication document, once the phase has been processed.
+    results: Mapped[dict[str, Any] | None]
+    processed_at: Mapped[datetime | None]
+    deadline: Mapped[datetime | None]
+
+    game: Mapped[Game] = relationship(back_populates="phases")
+
+    def __repr__(self) -> str:
+        return f"PhaseRecord(game_id={self.game_id!r}, seq={self.seq!r}, phase={self.phase!r})"
+
+
+class OrderRecord(Base):
+    """One order line a player sent for a phase, as written and as understood."""
+
+    __tablename__ = "orders"
+    __table_args__ = (Index(None, "game_id", "seq", "player_id", "active"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The ``PhaseRecord.seq`` of the phase the order is for.
+    seq: Mapped[int]
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: What the order is for, so a later order can replace it: "par", "waive:1", "build:par".
+    unit: Mapped[str | None] = mapped_column(String)
+    #: The line as the player wrote it.
+    raw: Mapped[str] = mapped_column(Text)
+    #: The order in canonical short form, or None when it was rejected.
+    canonical: Mapped[str | None] = mapped_column(String)
+    error_code: Mapped[str | None] = mapped_column(String)
+    error: Mapped[str | None] = mapped_column(Text)
+    #: False once replaced by a later order for the same unit, or cleared.
+    active: Mapped[bool] = mapped_column(default=True)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    player: Mapped[Player] = relationship()
+
+    def __repr__(self) -> str:
+        return f"OrderRecord(id={self.id!r}, seq={self.seq!r}, raw={self.raw!r})"
+
+
+class InboundMessage(Base):
+    """A received email, stored raw before anything else happens to it."""
+
+    __tablename__ = "inbound"
+    __table_args__ = (_one_of("state", InboundState),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    #: The Message-ID header, or "<sha256-of-raw@judge.local>" when it has none; unique so
+    #: that a message fetched twice is stored once.
+    message_id: Mapped[str] = mapped_column(String, unique=True)
+    sender: Mapped[str | None] = mapped_column(String)
+    subject: Mapped[str | None] = mapped_column(String)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(default=utcnow)
+    state: Mapped[str] = mapped_column(String, default=InboundState.NEW, index=True)
+    #: Why it was ignored or failed.
+    reason: Mapped[str | None] = mapped_column(Text)
+    processed_at: Mapped[datetime | None]
+    attempts: Mapped[int] = mapped_column(default=0)
+
+    def __repr__(self) -> str:
+        return f"InboundMessage(id={self.id!r}, message_id={self.message_id!r})"
+
+
+class OutboundMessage(Base):
+    """An email waiting to be sent, or sent: written in the same transaction as its cause."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (_one_of("state", OutboundState),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str] = mapped_column(String, unique=True)
+    to_addr: Mapped[str] = mapped_column(String)
+    subject: Mapped[str] = mapped_column(String)
+    body: Mapped[str] = mapped_column(Text)
+    #: Extra headers: In-Reply-To, References, Auto-Submitted, ...
+    headers: Mapped[dict[str, Any]] = mapped_column(default=dict)
+    #: What the mail is: "confirm", "results", "gamestart", "reply", ...
+    kind: Mapped[str] = mapped_column(String)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id", ondelete="SET NULL"))
+    state: Mapped[str] = mapped_column(String, default=OutboundState.QUEUED, index=True)
+    attempts: Mapped[int] = mapped_column(default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    sent_at: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return f"OutboundMessage(id={self.id!r}, kind={self.kind!r}, to_addr={self.to_addr!r})"
