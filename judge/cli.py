@@ -6,7 +6,12 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from judge.services.app import App
 
 
 def _rules(edition: str) -> object:
@@ -88,6 +93,129 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _now(args: argparse.Namespace) -> datetime:
+    """The time to act at: ``--now`` (for replays and tests) or the clock."""
+    if args.now:
+        when = datetime.fromisoformat(args.now)
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=UTC)
+        return when.astimezone(UTC)
+    return datetime.now(UTC)
+
+
+def _app(args: argparse.Namespace) -> App:
+    from judge.services.app import open_app
+
+    config = Path(args.config) if args.config else Path("config/judge.toml")
+    return open_app(config=config)
+
+
+def cmd_game_load(args: argparse.Namespace) -> int:
+    """``judge game load FILE``: create a game from its file, or apply the file's edits."""
+    from judge.config import ConfigError
+    from judge.services.games import ServiceError, load_game
+
+    app = _app(args)
+    try:
+        with app.sessions() as session, session.begin():
+            report = load_game(session, app.judge, Path(args.file), _now(args))
+    except (ConfigError, ServiceError) as err:
+        print(f"judge game load: {err}", file=sys.stderr)
+        return 2
+    verb = "created" if report.created else "updated"
+    print(f"{verb} game {report.game}")
+    for change in report.changes:
+        print(f"  {change}")
+    _deliver(app)
+    return 0
+
+
+def cmd_game_start(args: argparse.Namespace) -> int:
+    """``judge game start NAME``: start a game and mail every player."""
+    from judge.services.games import ServiceError, start_game
+
+    app = _app(args)
+    try:
+        with app.sessions() as session, session.begin():
+            game = start_game(session, app.judge, args.name, _now(args))
+            print(f"started {game.name}: {game.phase}, deadline {game.deadline:%Y-%m-%d %H:%M} UTC")
+    except ServiceError as err:
+        print(f"judge game start: {err}", file=sys.stderr)
+        return 2
+    _deliver(app)
+    return 0
+
+
+def cmd_process(args: argparse.Namespace) -> int:
+    """``judge process GAME [--phase CODE]``: adjudicate the current phase now."""
+    from judge.services.games import ServiceError, process_game
+
+    app = _app(args)
+    try:
+        with app.sessions() as session, session.begin():
+            outcome = process_game(session, app.judge, args.game, _now(args), phase=args.phase)
+            if outcome is None:
+                print(f"{args.game}: nothing to process")
+            else:
+                print(
+                    f"{args.game}: processed {outcome.before.phase}, now {outcome.position.phase}"
+                )
+    except (ServiceError, ValueError) as err:
+        print(f"judge process: {err}", file=sys.stderr)
+        return 2
+    _deliver(app)
+    return 0
+
+
+def cmd_inject(args: argparse.Namespace) -> int:
+    """``judge inject FILE.eml``: push one raw email through the whole path."""
+    from judge.services.inbound import process_one, receive
+
+    app = _app(args)
+    try:
+        raw = Path(args.file).read_bytes()
+    except OSError as err:
+        print(f"judge inject: cannot read {args.file}: {err.strerror}", file=sys.stderr)
+        return 2
+    now = _now(args)
+    with app.sessions() as session, session.begin():
+        row, new = receive(session, raw, now)
+        inbound_id = row.id
+        if not new:
+            print(f"already received {row.message_id} (state {row.state})")
+    state = process_one(app.sessions, app.judge, inbound_id, now)
+    print(f"message {inbound_id}: {state}")
+    _deliver(app)
+    return 0 if state != "failed" else 1
+
+
+def cmd_outbox(args: argparse.Namespace) -> int:
+    """``judge outbox``: what is queued and what was sent."""
+    from sqlalchemy import select
+
+    from judge.db.models import OutboundMessage
+
+    app = _app(args)
+    if args.deliver:
+        _deliver(app)
+    with app.sessions() as session:
+        rows = session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)).all()
+        for row in rows[-args.limit :]:
+            when = row.sent_at or row.created_at
+            print(
+                f"{row.id:5d} {row.state:6s} {when:%Y-%m-%d %H:%M} {row.to_addr:30s} {row.subject}"
+            )
+        queued = sum(1 for r in rows if r.state == "queued")
+        print(f"{len(rows)} messages, {queued} queued")
+    return 0
+
+
+def _deliver(app: App) -> None:
+    from judge.services.outbox import deliver_pending
+
+    deliver_pending(app.sessions, app.judge, app.transport, lambda: datetime.now(UTC))
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of the ``judge`` command."""
     parser = argparse.ArgumentParser(prog="judge", description="A play-by-email Diplomacy judge.")
@@ -105,6 +233,33 @@ def build_parser() -> argparse.ArgumentParser:
     adj.add_argument("--rules", choices=["2023", "2000"], default="2023")
     adj.add_argument("--jsonl", action="store_true", help="one document per line in and out")
     adj.set_defaults(func=cmd_adjudicate)
+
+    for sp in (parser,):
+        sp.add_argument("--config", help="the judge's settings file (default config/judge.toml)")
+        sp.add_argument("--now", help="act as if it were this ISO time (replays, tests)")
+
+    game = sub.add_parser("game", help="set up games from game master config files")
+    game_sub = game.add_subparsers(dest="game_command", required=True)
+    load = game_sub.add_parser("load", help="create a game from its TOML file or apply edits")
+    load.add_argument("file")
+    load.set_defaults(func=cmd_game_load)
+    start = game_sub.add_parser("start", help="start a game and mail the players")
+    start.add_argument("name")
+    start.set_defaults(func=cmd_game_start)
+
+    process = sub.add_parser("process", help="adjudicate a game's current phase now")
+    process.add_argument("game")
+    process.add_argument("--phase", help="only if this is still the current phase (S1901M ...)")
+    process.set_defaults(func=cmd_process)
+
+    inject = sub.add_parser("inject", help="push one raw email file through the judge")
+    inject.add_argument("file")
+    inject.set_defaults(func=cmd_inject)
+
+    outbox = sub.add_parser("outbox", help="show queued and sent mail")
+    outbox.add_argument("--deliver", action="store_true", help="deliver queued mail first")
+    outbox.add_argument("--limit", type=int, default=50)
+    outbox.set_defaults(func=cmd_outbox)
     return parser
 
 

@@ -34,9 +34,7 @@ def test_case_counts() -> None:
     assert counts == {"datc_2023.txt": 174, "datc_2000.txt": 20}
 
 
-@pytest.mark.parametrize(
-    ("filename", "case"), CASES, ids=[f"{n[:9]}:{c.name}" for n, c in CASES]
-)
+@pytest.mark.parametrize(("filename", "case"), CASES, ids=[f"{n[:9]}:{c.name}" for n, c in CASES])
 def test_datc_case(filename: str, case: Case) -> None:
     outcome = run_case(case, Rules(FILES[filename]))
     assert outcome.passed, "; ".join(outcome.problems)

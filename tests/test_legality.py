@@ -19,7 +19,9 @@ MAP = standard_map()
 START = Position.initial(MAP)
 
 
-def reject(position: Position, power: str, text: str, rules: Rules | None = None) -> tuple[str, str]:
+def reject(
+    position: Position, power: str, text: str, rules: Rules | None = None
+) -> tuple[str, str]:
     out = adjudicate(position, {power: [text]}, rules)
     assert len(out.rejected) == 1, f"{text!r} was not rejected"
     return out.rejected[0].code, out.rejected[0].message

@@ -1,0 +1,384 @@
+"""Typed configuration: the judge's own settings and the game master's game files.
+
+Both are TOML.  Every key has a documented default; a bad file raises
+:class:`ConfigError` naming the file, the key and the fix, and nothing is changed.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from judge.engine.board import standard_map
+from judge.engine.rules import CivilDisorder, Edition, Rules
+
+
+class ConfigError(ValueError):
+    """A configuration file that cannot be used; the message says where and what to do."""
+
+
+def _zone(value: object, where: str) -> str:
+    if not isinstance(value, str):
+        raise ConfigError(f'{where}: expected a time zone name such as "Europe/London"')
+    try:
+        ZoneInfo(value)
+    except (ZoneInfoNotFoundError, ValueError):
+        raise ConfigError(
+            f"{where}: unknown time zone {value!r}; use an IANA name such as "
+            '"Europe/London", "America/New_York" or "UTC"'
+        ) from None
+    return value
+
+
+# -- the judge's settings -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class JudgeSettings:
+    """Settings of the judge itself (``config/judge.toml``).
+
+    ``name``: shown in every email header (default ``"JUDGE"``); ``address``: the judge's
+    own email address (default ``judge@localhost``); ``var_dir``: where the database and
+    the local Maildirs live (default ``var``, relative to the config file's directory's
+    parent); ``database_url``: any SQLAlchemy URL (default SQLite under ``var_dir``);
+    ``timezone``: for players and games that name none (default ``UTC``);
+    ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000).
+    """
+
+    name: str = "JUDGE"
+    address: str = "judge@localhost"
+    var_dir: Path = Path("var")
+    database_url: str = ""
+    timezone: str = "UTC"
+    max_message_bytes: int = 1_000_000
+
+    @property
+    def url(self) -> str:
+        """The database URL, defaulting to ``sqlite:///<var_dir>/judge.db``."""
+        return self.database_url or f"sqlite:///{self.var_dir / 'judge.db'}"
+
+
+def load_settings(path: Path | None) -> JudgeSettings:
+    """Read the judge's settings; a missing file gives the defaults."""
+    if path is None or not path.exists():
+        return JudgeSettings()
+    data = _read_toml(path)
+    judge = data.get("judge", {})
+    if not isinstance(judge, dict):
+        raise ConfigError(f"{path}: [judge] must be a table")
+    known = {"name", "address", "var_dir", "database_url", "timezone", "max_message_bytes"}
+    for key in judge:
+        if key not in known:
+            raise ConfigError(f"{path}: [judge] {key}: unknown key; known keys: {sorted(known)}")
+    base = path.resolve().parent.parent
+    var_dir = Path(str(judge.get("var_dir", "var")))
+    return JudgeSettings(
+        name=str(judge.get("name", "JUDGE")),
+        address=str(judge.get("address", "judge@localhost")).lower(),
+        var_dir=var_dir if var_dir.is_absolute() else base / var_dir,
+        database_url=str(judge.get("database_url", "")),
+        timezone=_zone(judge.get("timezone", "UTC"), f"{path}: [judge] timezone"),
+        max_message_bytes=int(judge.get("max_message_bytes", 1_000_000)),
+    )
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot read the file: {err.strerror}") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+
+
+# -- game files -----------------------------------------------------------------------
+
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,19}$")
+_ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+$")
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+PRESS_KINDS = ("none", "white", "grey", "fake")
+
+
+@dataclass(frozen=True)
+class Deadline:
+    """How a phase type's deadline is set: ``hours`` after the phase starts, then moved
+    forward to the next ``at`` time of day when one is given."""
+
+    hours: float
+    at: str | None = None
+
+
+@dataclass(frozen=True)
+class PlayerConfig:
+    """One seat: the power, the player's address, an optional initial password."""
+
+    power: str
+    address: str
+    password: str | None = None
+    timezone: str | None = None
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    """A game as the game master's TOML file defines it."""
+
+    name: str
+    path: Path
+    rules: Rules
+    variant: str = "standard"
+    press: str = "white"
+    timezone: str = "UTC"
+    autostart: bool = False
+    deadlines: dict[str, Deadline] = field(default_factory=dict)
+    master_address: str | None = None
+    master_password: str | None = None
+    players: tuple[PlayerConfig, ...] = ()
+
+    def settings(self) -> dict[str, Any]:
+        """The settings stored with the game (JSON-ready)."""
+        return {
+            "press": self.press,
+            "timezone": self.timezone,
+            "autostart": self.autostart,
+            "deadlines": {k: {"hours": d.hours, "at": d.at} for k, d in self.deadlines.items()},
+        }
+
+
+def rules_to_dict(rules: Rules) -> dict[str, Any]:
+    """Rule options as stored in the database."""
+    return {
+        "edition": rules.edition.value,
+        "build_anywhere": rules.build_anywhere,
+        "civil_disorder": rules.civil_disorder.value,
+        "retreat_priority": rules.retreat_priority,
+        "implied_orders": rules.implied_orders,
+        "proxies": rules.proxies,
+        "victory_centres": rules.victory_centres,
+    }
+
+
+def rules_from_dict(data: dict[str, Any]) -> Rules:
+    """The inverse of :func:`rules_to_dict`."""
+    return Rules(
+        edition=Edition(data.get("edition", "2023")),
+        build_anywhere=bool(data.get("build_anywhere", False)),
+        civil_disorder=CivilDisorder(data.get("civil_disorder", "edition")),
+        retreat_priority=bool(data.get("retreat_priority", False)),
+        implied_orders=bool(data.get("implied_orders", False)),
+        proxies=bool(data.get("proxies", False)),
+        victory_centres=int(data.get("victory_centres", 18)),
+    )
+
+
+_GAME_KEYS = {"name", "variant", "rules", "press", "timezone", "start", "options"}
+_OPTION_KEYS = {
+    "build_anywhere": bool,
+    "civil_disorder": str,
+    "retreat_priority": bool,
+    "implied_orders": bool,
+    "proxies": bool,
+    "victory_centres": int,
+}
+_DEFAULT_DEADLINES = {
+    "movement": Deadline(48.0),
+    "retreat": Deadline(24.0),
+    "adjustment": Deadline(24.0),
+}
+
+EXAMPLE = """\
+[game]
+name = "winter01"          # lowercase letters, digits, - and _
+rules = "2023"             # or "2000"
+press = "white"            # none, white, grey or fake
+timezone = "Europe/London"
+start = "manual"           # or "auto": start when the file names all seven players
+
+[deadlines]                # hours after the phase starts, optionally at a time of day
+movement = { hours = 48, at = "20:00" }
+retreat = 24
+adjustment = 24
+
+[master]
+address = "gm@example.org"
+password = "choose-one"
+
+[players]
+England = "alice@example.org"
+France = { address = "bob@example.org", password = "optional" }
+"""
+
+
+def load_game_config(path: Path) -> GameConfig:
+    """Read and check a game file; raise :class:`ConfigError` naming the key and the fix."""
+    data = _read_toml(path)
+    where = str(path)
+    for key in data:
+        if key not in ("game", "deadlines", "master", "players"):
+            raise ConfigError(
+                f"{where}: [{key}]: unknown table; a game file has [game], [deadlines], "
+                f"[master] and [players]. Example:\n{EXAMPLE}"
+            )
+    game = data.get("game")
+    if not isinstance(game, dict):
+        raise ConfigError(f"{where}: missing the [game] table. Example:\n{EXAMPLE}")
+    for key in game:
+        if key not in _GAME_KEYS:
+            raise ConfigError(
+                f"{where}: [game] {key}: unknown key; known keys: {sorted(_GAME_KEYS)}"
+            )
+    name = game.get("name")
+    if not isinstance(name, str) or not _NAME.match(name):
+        raise ConfigError(
+            f"{where}: [game] name: expected 1 to 20 lowercase letters, digits, - or _, "
+            f'starting with a letter (e.g. "winter01"), got {name!r}'
+        )
+    variant = game.get("variant", "standard")
+    if variant != "standard":
+        raise ConfigError(f'{where}: [game] variant: only "standard" is available, got {variant!r}')
+    edition_text = str(game.get("rules", "2023"))
+    try:
+        edition = Edition(edition_text)
+    except ValueError:
+        raise ConfigError(
+            f'{where}: [game] rules: use "2023" or "2000", got {edition_text!r}'
+        ) from None
+    options = game.get("options", {})
+    if not isinstance(options, dict):
+        raise ConfigError(f"{where}: [game.options] must be a table")
+    checked: dict[str, Any] = {}
+    for key, value in options.items():
+        kind = _OPTION_KEYS.get(key)
+        if kind is None:
+            raise ConfigError(
+                f"{where}: [game.options] {key}: unknown option; known: {sorted(_OPTION_KEYS)}"
+            )
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ConfigError(
+                f"{where}: [game.options] {key}: expected {kind.__name__}, got {value!r}"
+            )
+        checked[key] = value
+    try:
+        civil = CivilDisorder(checked.pop("civil_disorder", "edition"))
+    except ValueError:
+        raise ConfigError(
+            f'{where}: [game.options] civil_disorder: use "edition" or "house"'
+        ) from None
+    if not 1 <= checked.get("victory_centres", 18) <= 34:
+        raise ConfigError(f"{where}: [game.options] victory_centres: must be between 1 and 34")
+    rules = Rules(edition=edition, civil_disorder=civil, **checked)
+    press = game.get("press", "white")
+    if press not in PRESS_KINDS:
+        raise ConfigError(
+            f"{where}: [game] press: use one of {', '.join(PRESS_KINDS)}, got {press!r}"
+        )
+    timezone = _zone(game.get("timezone", "UTC"), f"{where}: [game] timezone")
+    start = game.get("start", "manual")
+    if start not in ("manual", "auto"):
+        raise ConfigError(f'{where}: [game] start: use "manual" or "auto", got {start!r}')
+
+    deadlines = dict(_DEFAULT_DEADLINES)
+    table = data.get("deadlines", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [deadlines] must be a table")
+    for key, value in table.items():
+        if key not in deadlines:
+            raise ConfigError(
+                f"{where}: [deadlines] {key}: unknown phase type; use movement, retreat, adjustment"
+            )
+        deadlines[key] = _deadline(value, f"{where}: [deadlines] {key}")
+
+    master = data.get("master", {})
+    if not isinstance(master, dict):
+        raise ConfigError(f"{where}: [master] must be a table with address and password")
+    master_address = master.get("address")
+    if master_address is not None:
+        master_address = _address(master_address, f"{where}: [master] address")
+    master_password = master.get("password")
+    if master_password is not None and (
+        not isinstance(master_password, str) or len(master_password) < 4
+    ):
+        raise ConfigError(f"{where}: [master] password: expected text of at least 4 characters")
+
+    players: list[PlayerConfig] = []
+    table = data.get("players", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{where}: [players] must be a table of power = address")
+    game_map = standard_map()
+    seen: set[str] = set()
+    for key, value in table.items():
+        power = game_map.find_power(key)
+        if power is None or len(key) < 3:
+            raise ConfigError(
+                f"{where}: [players] {key}: not a power; use one of {', '.join(game_map.powers)}"
+            )
+        if power in seen:
+            raise ConfigError(f"{where}: [players] {key}: {power} is listed twice")
+        seen.add(power)
+        players.append(_player(power, value, f"{where}: [players] {key}"))
+    return GameConfig(
+        name=name,
+        path=path,
+        rules=rules,
+        variant=variant,
+        press=press,
+        timezone=timezone,
+        autostart=start == "auto",
+        deadlines=deadlines,
+        master_address=master_address,
+        master_password=master_password,
+        players=tuple(sorted(players, key=lambda p: p.power)),
+    )
+
+
+def _deadline(value: object, where: str) -> Deadline:
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        hours, at = float(value), None
+    elif isinstance(value, dict):
+        unknown = set(value) - {"hours", "at"}
+        if unknown:
+            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; use hours and at")
+        hours_value = value.get("hours")
+        if not isinstance(hours_value, (int, float)) or isinstance(hours_value, bool):
+            raise ConfigError(f"{where}: hours: expected a number of hours, e.g. 48")
+        hours = float(hours_value)
+        at = value.get("at")
+        if at is not None and (not isinstance(at, str) or not _TIME.match(at)):
+            raise ConfigError(f'{where}: at: expected a time of day "HH:MM", got {at!r}')
+    else:
+        raise ConfigError(f'{where}: expected a number of hours or {{ hours = 48, at = "20:00" }}')
+    if not 0 < hours <= 24 * 60:
+        raise ConfigError(f"{where}: hours must be more than 0 and at most 1440")
+    return Deadline(hours, at)
+
+
+def _address(value: object, where: str) -> str:
+    if not isinstance(value, str) or not _ADDRESS.match(value.strip()):
+        raise ConfigError(f'{where}: expected an email address such as "alice@example.org"')
+    return value.strip().lower()
+
+
+def _player(power: str, value: object, where: str) -> PlayerConfig:
+    if isinstance(value, str):
+        return PlayerConfig(power, _address(value, where))
+    if not isinstance(value, dict):
+        raise ConfigError(f'{where}: expected "address" or {{ address = "...", password = "..." }}')
+    unknown = set(value) - {"address", "password", "timezone"}
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {sorted(unknown)[0]!r}; use address, password, timezone"
+        )
+    password = value.get("password")
+    if password is not None and (not isinstance(password, str) or len(password) < 4):
+        raise ConfigError(f"{where}: password: expected text of at least 4 characters")
+    zone = value.get("timezone")
+    return PlayerConfig(
+        power,
+        _address(value.get("address"), f"{where}: address"),
+        password,
+        _zone(zone, f"{where}: timezone") if zone is not None else None,
+    )

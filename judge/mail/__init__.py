@@ -1,0 +1,1 @@
+"""Mail in and out: decoding what players send, inbound rules, and delivery."""

@@ -1,0 +1,628 @@
+"""Turning the raw bytes of an incoming email into plain values the judge can read.
+
+:func:`decode` takes any bytes at all (a well-formed message, a bounce, a truncated file,
+random noise) and returns an :class:`IncomingMail`; it never raises.  Missing or broken
+parts come out as empty fields, so later stages (the inbound rules, the command reader)
+decide what to do with them.
+
+:func:`order_text` then splits the readable text into the lines a player wrote and the
+lines that only quote an earlier message or sign it off, so a player who replies to the
+results email with new orders above the quote is read correctly.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import email
+import email.policy
+import hashlib
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from email.message import EmailMessage
+from email.utils import getaddresses
+from html.parser import HTMLParser
+from types import MappingProxyType
+
+__all__ = ["IncomingMail", "decode", "html_to_text", "order_text"]
+
+
+@dataclass(frozen=True)
+class IncomingMail:
+    """An incoming email reduced to the values the judge uses.
+
+    Every string is clean text: no lone surrogates, no line breaks in header values.
+    """
+
+    message_id: str
+    """The Message-ID header with angle brackets, or ``<sha256hex@judge.invalid>`` of the
+    raw bytes when the header is missing or unusable."""
+    sender: str
+    """The address to answer: Reply-To if it holds an address, else From; lowercased bare
+    address, ``''`` if none."""
+    from_addr: str
+    """The From address, lowercased and bare (``''`` if none)."""
+    subject: str
+    """The subject, RFC 2047 decoded, on one line."""
+    in_reply_to: str | None
+    """The first message id of In-Reply-To, with angle brackets, else ``None``."""
+    references: tuple[str, ...]
+    """The message ids of References, oldest first."""
+    text: str
+    """The readable body text: the text/plain body, else the text/html body as text."""
+    headers: Mapping[str, str] = field(hash=False)
+    """The header fields by lowercase name (first value of each), unfolded but otherwise
+    as received (no RFC 2047 decoding)."""
+    header_list: tuple[tuple[str, str], ...] = ()
+    """Every header field in order as (lowercase name, value), for the fields that may
+    occur more than once (``X-Loop``, ``Received``)."""
+
+
+# -- text hygiene -----------------------------------------------------------------------
+
+_SURROGATES = re.compile(r"[\ud800-\udfff]")
+# C0 controls other than tab and newline, and DEL: never useful in mail text, and some
+# (NUL) are refused by databases.
+_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_FOLD = re.compile(r"\r?\n(?=[ \t])|\r(?=[ \t])")
+_MAX_ID = 250
+_MAX_REFERENCES = 50
+_MAX_ADDRESS = 254
+
+
+def _unescape(value: str) -> str:
+    """Undo the parser's surrogateescape of 8-bit header bytes (read as UTF-8, which is
+    what such bytes nearly always are), and replace any other lone surrogate."""
+    if not _SURROGATES.search(value):
+        return value
+    try:
+        return value.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    except UnicodeError:
+        return _SURROGATES.sub("\ufffd", value)
+
+
+def _one_line(value: str) -> str:
+    """``value`` unfolded onto one line with runs of white space made single spaces."""
+    return " ".join(_CONTROLS.sub(" ", _unescape(value)).split())
+
+
+def _clean_text(value: str) -> str:
+    """Body text with ``\\n`` line ends, no control characters and no lone surrogates."""
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROLS.sub("", _unescape(value))
+
+
+# -- headers ----------------------------------------------------------------------------
+
+
+def _raw_headers(msg: EmailMessage) -> list[tuple[str, str]]:
+    """Every header field as (lowercase name, unfolded value), in order."""
+    result: list[tuple[str, str]] = []
+    try:
+        for name, value in msg.raw_items():
+            key = _one_line(str(name)).lower()
+            if key:
+                result.append(
+                    (key, _CONTROLS.sub(" ", _unescape(_FOLD.sub("", str(value)))).strip())
+                )
+    except Exception:
+        # A parser failure part-way leaves what was read so far, which is still useful.
+        pass
+    return result
+
+
+def _ids(value: str) -> list[str]:
+    """The message ids in a Message-ID, In-Reply-To or References value, bracketed."""
+    found = re.findall(r"<([^<>]*)>", value)
+    if not found:
+        # Some clients omit the brackets; take the words that look like ids.
+        found = [word for word in value.split() if "@" in word]
+    ids: list[str] = []
+    for item in found:
+        core = "".join(item.split()).strip("<>")
+        if not core:
+            continue
+        if len(core) > _MAX_ID:
+            # Keep the id usable as a database key; the same id always hashes the same.
+            core = hashlib.sha256(core.encode("utf-8", "replace")).hexdigest() + "@judge.invalid"
+        ids.append(f"<{core}>")
+    return ids
+
+
+def _clean_address(addr: str) -> str:
+    """A bare address, lowercased, or ``''`` when it could not be used as a recipient."""
+    addr = _unescape(addr).strip().lower()
+    if addr.startswith("<") and addr.endswith(">"):
+        addr = addr[1:-1].strip()
+    if not addr or len(addr) > _MAX_ADDRESS or any(c in addr for c in "<>\r\n\t\0,;"):
+        return ""
+    # A space can only be part of a quoted local part; anything else is garbage that could
+    # end up in an SMTP envelope.
+    if " " in addr and not re.fullmatch(r'"[^"]*"@\S+', addr):
+        return ""
+    if _CONTROLS.search(addr):
+        return ""
+    return addr
+
+
+def _address(msg: EmailMessage, name: str, raw_value: str | None) -> str:
+    """The first usable address of header ``name``, preferring one with a domain."""
+    candidates: list[str] = []
+    try:
+        header = msg.get(name)
+        for item in getattr(header, "addresses", ()):
+            candidates.append(str(item.addr_spec))
+    except Exception:
+        candidates = []
+    if raw_value is not None:
+        with contextlib.suppress(Exception):
+            candidates.extend(addr for _, addr in getaddresses([raw_value]))
+        candidates.extend(re.findall(r"[^\s<>()\[\],;:\"]+@[^\s<>()\[\],;:\"]+", raw_value))
+    cleaned = [c for c in (_clean_address(c) for c in candidates) if c]
+    with_domain = [c for c in cleaned if "@" in c.strip("@")]
+    if with_domain:
+        return with_domain[0]
+    # A bare local part (``MAILER-DAEMON``) cannot be answered but tells the rules who it is.
+    return cleaned[0] if cleaned else ""
+
+
+def _subject(msg: EmailMessage, raw_value: str | None) -> str:
+    """The decoded subject on one line."""
+    try:
+        header = msg.get("subject")
+        if header is not None:
+            return _one_line(str(header))
+    except Exception:
+        pass
+    return _one_line(raw_value or "")
+
+
+# -- body -------------------------------------------------------------------------------
+
+_LATIN1 = frozenset({"iso-8859-1", "iso8859-1", "iso_8859-1", "latin1", "latin-1", "l1", "cp819"})
+_UNLABELLED = frozenset(
+    {"", "us-ascii", "ascii", "unknown-8bit", "x-unknown", "unknown", "default"}
+)
+
+
+def _decode_bytes(data: bytes, charset: str | None) -> str:
+    """``data`` as text in ``charset``, falling back when the label is missing or wrong."""
+    name = (charset or "").strip().strip("\"'").lower()
+    if name in _UNLABELLED:
+        # Unlabelled 8-bit mail is nearly always UTF-8, else a Windows code page.
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("cp1252", "replace")
+    if name in _LATIN1:
+        # Mail labelled Latin-1 is usually Windows-1252 (curly quotes, dashes), as browsers assume.
+        return data.decode("cp1252", "replace")
+    try:
+        return data.decode(name, "replace")
+    except Exception:
+        # Unknown labels, binary codecs (zlib, base64) and strict-only codecs (idna).
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            return data.decode("cp1252", "replace")
+
+
+def _unflow(text: str, delsp: bool) -> str:
+    """Undo RFC 3676 format=flowed: join soft-broken lines of the same quote depth."""
+    out: list[str] = []
+    pending: str | None = None
+    pending_depth = 0
+
+    def emit(depth: int, content: str) -> None:
+        out.append(">" * depth + " " + content if depth else content)
+
+    for line in text.split("\n"):
+        stripped = line.lstrip(">")
+        depth = len(line) - len(stripped)
+        content = stripped[1:] if stripped.startswith(" ") else stripped  # space-stuffing
+        if pending is not None:
+            if depth == pending_depth and content != "-- ":
+                content = pending + content
+            else:
+                emit(pending_depth, pending)
+            pending = None
+        if content.endswith(" ") and content != "-- ":
+            pending = content[:-1] if delsp else content
+            pending_depth = depth
+        else:
+            emit(depth, content)
+    if pending is not None:
+        emit(pending_depth, pending)
+    return "\n".join(out)
+
+
+def _part_text(part: EmailMessage) -> str:
+    """The decoded text of one text part, ``''`` if it cannot be read."""
+    try:
+        payload = part.get_payload(decode=True)
+    except Exception:
+        return ""
+    if not isinstance(payload, bytes):
+        return ""
+    try:
+        charset = part.get_content_charset()
+    except Exception:
+        charset = None
+    text = _clean_text(_decode_bytes(payload, charset))
+    try:
+        flowed = str(part.get_param("format", "")).lower() == "flowed"
+        delsp = str(part.get_param("delsp", "")).lower() == "yes"
+    except Exception:
+        flowed = delsp = False
+    if flowed and part.get_content_subtype() == "plain":
+        text = _unflow(text, delsp)
+    return text
+
+
+def _find_part(msg: EmailMessage, subtype: str) -> EmailMessage | None:
+    """The body part of the given text subtype, as ``get_body`` chooses it."""
+    try:
+        body = msg.get_body(preferencelist=(subtype,))
+    except Exception:
+        body = None
+    if isinstance(body, EmailMessage):
+        return body
+    return None
+
+
+def _body(msg: EmailMessage) -> str:
+    """The readable text of the message: plain text preferred, HTML converted otherwise."""
+    try:
+        body = msg.get_body(preferencelist=("plain", "html"))
+    except Exception:
+        body = None
+    if not isinstance(body, EmailMessage):
+        body = None
+        try:
+            # A single-part message of another text type (text/enriched, text/markdown, or
+            # a body marked as an attachment) is still what the sender wrote.
+            if not msg.is_multipart() and msg.get_content_maintype() == "text":
+                body = msg
+        except Exception:
+            body = None
+    if body is None:
+        return ""
+    try:
+        is_html = body.get_content_subtype() == "html"
+    except Exception:
+        is_html = False
+    text = _part_text(body)
+    if is_html:
+        return html_to_text(text)
+    if not text.strip():
+        # Some clients send an empty plain part beside the real HTML one.
+        html_part = _find_part(msg, "html")
+        if html_part is not None:
+            return html_to_text(_part_text(html_part))
+    return text
+
+
+# -- HTML -------------------------------------------------------------------------------
+
+_VOID = frozenset(
+    {
+        "area", "base", "br", "col", "embed", "hr", "img", "input", "keygen", "link",
+        "meta", "param", "source", "track", "wbr",
+    }
+)  # fmt: skip
+_BLOCK = frozenset(
+    {
+        "address", "article", "aside", "blockquote", "center", "dd", "details", "dialog",
+        "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1",
+        "h2", "h3", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p",
+        "pre", "section", "summary", "table", "tbody", "tfoot", "thead", "tr", "ul",
+    }
+)  # fmt: skip
+_CELL = frozenset({"td", "th"})
+# Elements whose content is never what the sender wrote: code, styling, and quotes.
+_DROP_TAGS = frozenset({"script", "style", "head", "title", "template", "noscript", "blockquote"})
+# Gmail wraps the quoted message in div.gmail_quote (with its "On ... wrote:" line);
+# Yahoo uses div.yahoo_quoted.
+_DROP_CLASSES = frozenset({"gmail_quote", "yahoo_quoted"})
+_MAX_DEPTH = 512
+
+
+class _TextExtractor(HTMLParser):
+    """Collects the visible text of an HTML body, one line per block."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.at_line_start = True
+        # Open elements as (tag, dropped); the stack survives sloppy HTML because an end
+        # tag closes everything opened since its start tag, and unknown end tags are ignored.
+        self.stack: list[tuple[str, bool]] = []
+        self.open_count: dict[str, int] = {}  # makes a stray end tag cost nothing
+        self.dropping = 0
+        self.pre = 0
+
+    def _newline(self, *, force: bool = False) -> None:
+        if force or not self.at_line_start:
+            self.parts.append("\n")
+            self.at_line_start = True
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if tag in _VOID:
+            if not self.dropping:
+                if tag == "br":
+                    self._newline(force=True)
+                elif tag == "hr":
+                    self._newline()
+            return
+        classes: set[str] = set()
+        for name, value in attrs:
+            if name.lower() == "class" and value:
+                classes.update(value.split())
+        drop = tag in _DROP_TAGS or bool(classes & _DROP_CLASSES)
+        if len(self.stack) >= _MAX_DEPTH and not drop:
+            # Pathological nesting: stop tracking rather than grow without bound.
+            return
+        self.stack.append((tag, drop))
+        self.open_count[tag] = self.open_count.get(tag, 0) + 1
+        if drop:
+            self.dropping += 1
+        if tag == "pre":
+            self.pre += 1
+        if not self.dropping:
+            if tag in _BLOCK:
+                self._newline()
+            elif tag in _CELL and not self.at_line_start:
+                self.parts.append(" ")
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        # "<br/>" is one line break, and "<div/>" opens nothing that needs closing.
+        self.handle_starttag(tag, attrs)
+        if tag.lower() not in _VOID:
+            self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        tag = tag.lower()
+        if tag == "br" and not self.dropping:
+            self._newline(force=True)  # browsers read </br> as <br>
+            return
+        if not self.open_count.get(tag):
+            return
+        index = len(self.stack) - 1
+        while self.stack[index][0] != tag:
+            index -= 1
+        while len(self.stack) > index:
+            closed, dropped = self.stack.pop()
+            self.open_count[closed] -= 1
+            if dropped:
+                self.dropping -= 1
+            if closed == "pre":
+                self.pre -= 1
+            if not self.dropping and closed in _BLOCK:
+                self._newline()
+
+    def handle_data(self, data: str) -> None:
+        if self.dropping:
+            return
+        if self.pre:
+            text = data.replace("\r\n", "\n").replace("\r", "\n")
+        else:
+            text = re.sub(r"\s+", " ", data)
+            if self.at_line_start:
+                text = text.lstrip()
+        if text:
+            self.parts.append(text)
+            self.at_line_start = text.endswith("\n")
+
+
+def html_to_text(html: str) -> str:
+    """The visible text of an HTML email body, one line per block, quotes left out.
+
+    Quoted messages (``<blockquote>``, Gmail's ``div.gmail_quote``), scripts and styles
+    are dropped; block elements and ``<br>`` end lines; entities are decoded.  Never raises.
+
+    >>> html_to_text("<div>A Par-Bur<br>F Bre&nbsp;H</div><blockquote>old</blockquote>")
+    'A Par-Bur\\nF Bre H'
+    """
+    parser = _TextExtractor()
+    try:
+        parser.feed(str(html))
+        parser.close()
+    except Exception:
+        # html.parser gives up on a few malformed constructs; keep what it read.
+        pass
+    lines = [
+        " ".join(line.replace("\xa0", " ").split()) for line in "".join(parser.parts).split("\n")
+    ]
+    # At most one blank line in a row, none at either end.
+    out: list[str] = []
+    for line in lines:
+        if line or (out and out[-1]):
+            out.append(line)
+    while out and not out[-1]:
+        out.pop()
+    return _clean_text("\n".join(out))
+
+
+# -- the message ------------------------------------------------------------------------
+
+
+def _as_bytes(raw: object) -> bytes:
+    """``raw`` as bytes, whatever the caller passed."""
+    if isinstance(raw, bytes):
+        return raw
+    if isinstance(raw, bytearray | memoryview):
+        return bytes(raw)
+    if isinstance(raw, str):
+        return raw.encode("utf-8", "surrogateescape")
+    return str(raw).encode("utf-8", "replace")
+
+
+def decode(raw: bytes) -> IncomingMail:
+    """Decode a raw email.  Never raises: what cannot be read comes out empty.
+
+    >>> mail = decode(b"From: Ann <Ann@Example.org>\\r\\nSubject: =?utf-8?q?Ordres_=C3=A9t=C3=A9?="
+    ...               b"\\r\\n\\r\\nA Par-Bur\\r\\n")
+    >>> mail.sender, mail.subject, mail.text
+    ('ann@example.org', 'Ordres été', 'A Par-Bur\\n')
+    >>> mail.message_id.endswith("@judge.invalid>")
+    True
+    """
+    try:
+        data = _as_bytes(raw)
+    except Exception:
+        data = b""
+    fallback_id = f"<{hashlib.sha256(data).hexdigest()}@judge.invalid>"
+    try:
+        msg = email.message_from_bytes(data, policy=email.policy.default)
+        return _from_message(msg, fallback_id)
+    except Exception:
+        # Each field is already read defensively; this is the last line of defence.
+        return IncomingMail(fallback_id, "", "", "", None, (), "", MappingProxyType({}))
+
+
+def _from_message(msg: EmailMessage, fallback_id: str) -> IncomingMail:
+    """The fields of a parsed message."""
+    header_list = _raw_headers(msg)
+    first: dict[str, str] = {}
+    for name, value in header_list:
+        first.setdefault(name, value)
+
+    message_ids = _ids(first.get("message-id", ""))
+    reply_ids = _ids(first.get("in-reply-to", ""))
+    references = _ids(first.get("references", ""))
+    if len(references) > _MAX_REFERENCES:
+        # Keep the thread's root and its most recent messages.
+        references = references[:10] + references[-(_MAX_REFERENCES - 10) :]
+    from_addr = _address(msg, "from", first.get("from"))
+    reply_to = _address(msg, "reply-to", first.get("reply-to")) if "reply-to" in first else ""
+    try:
+        text = _body(msg)
+    except Exception:
+        text = ""
+    return IncomingMail(
+        message_id=message_ids[0] if message_ids else fallback_id,
+        sender=reply_to if "@" in reply_to else from_addr,
+        from_addr=from_addr,
+        subject=_subject(msg, first.get("subject")),
+        in_reply_to=reply_ids[0] if reply_ids else None,
+        references=tuple(references),
+        text=text,
+        headers=MappingProxyType(first),
+        header_list=tuple(header_list),
+    )
+
+
+# -- quotes and signatures --------------------------------------------------------------
+
+# "On <date>, <name> wrote:" and its translations; the line often wraps after the name.
+_ATTRIBUTION_START = re.compile(r"^\s*(on|le|am|el|il|op)\s", re.IGNORECASE)
+_ATTRIBUTIONS = (
+    re.compile(r"^\s*on\s.*\bwrote\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*le\s.*\ba\s+[ée]crit\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*am\s.*\bschrieb\b.*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*el\s.*\bescribi[óo]\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*il\s.*\bha\s+scritto\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*op\s.*\bschreef\b.*:\s*$", re.IGNORECASE),
+)
+_MAX_ATTRIBUTION = 400
+# "-----Original Message-----" (Outlook, Thunderbird's "-------- Original Message --------")
+# and the forwarding markers: the text after them was written by someone else.
+_SEPARATOR = re.compile(
+    r"^\s*-{2,}\s*(original message|forwarded message|message d'origine|message transféré"
+    r"|ursprüngliche nachricht|weitergeleitete nachricht|mensaje original"
+    r"|messaggio originale)\s*-{2,}\s*$"
+    r"|^\s*begin forwarded message\s*:\s*$",
+    re.IGNORECASE,
+)
+_UNDERSCORES = re.compile(r"^\s*_{10,}\s*$")
+# Outlook's header block: "From: ..." then "Sent: ..." (bold in HTML, so maybe "*From:*").
+_FROM = re.compile(r"^\s*\*?\s*(from|de|von|van|da)\s*(:\s*\*?|\*\s*:)", re.IGNORECASE)
+_SENT_WORDS = r"(sent|date|envoyé|gesendet|datum|enviado|verzonden|inviato)"
+_SENT = re.compile(rf"^\s*\*?\s*{_SENT_WORDS}\s*(:|\*\s*:)", re.IGNORECASE)
+_SENT_INLINE = re.compile(rf"\b{_SENT_WORDS}\s*\*?\s*:", re.IGNORECASE)
+
+
+def _next_nonblank(lines: list[str], start: int, limit: int) -> list[int]:
+    """Indexes of the next ``limit`` non-blank lines from ``start``."""
+    found: list[int] = []
+    for index in range(start, len(lines)):
+        if lines[index].strip():
+            found.append(index)
+            if len(found) == limit:
+                break
+    return found
+
+
+def _quote_header(lines: list[str], index: int) -> int:
+    """How many lines starting at ``index`` form a quote header, 0 if none."""
+    line = lines[index]
+    if _SEPARATOR.match(line):
+        return 1
+    if _UNDERSCORES.match(line):
+        following = _next_nonblank(lines, index + 1, 1)
+        return 1 if following and _FROM.match(lines[following[0]]) else 0
+    if _FROM.match(line):
+        if _SENT_INLINE.search(line):
+            return 1
+        following = _next_nonblank(lines, index + 1, 4)
+        if any(_SENT.match(lines[i]) for i in following):
+            return 1
+        return 0
+    if _ATTRIBUTION_START.match(line):
+        joined = ""
+        for count in range(1, 4):
+            if index + count > len(lines):
+                break
+            joined = (joined + " " + lines[index + count - 1].strip()).strip()
+            if len(joined) > _MAX_ATTRIBUTION:
+                break
+            if any(p.match(joined) for p in _ATTRIBUTIONS):
+                return count
+    return 0
+
+
+def order_text(text: str) -> tuple[list[str], list[str]]:
+    """Split body text into (lines to read, lines left out as quotes or signature).
+
+    Reading stops at a signature separator (a line ``--`` or ``-- ``) and at the header of
+    a quoted message: ``On ... wrote:`` (and its French, German, Spanish, Italian and
+    Dutch forms, also when wrapped over up to three lines), ``-----Original Message-----``,
+    forwarding markers, Outlook's ``____`` line before ``From:``, and Outlook's
+    ``From: ... Sent: ...`` block.  Lines starting with ``>`` are left out.  When a
+    quote header is followed by ``>`` lines (an interleaved reply, answered below each
+    quote) only the header is left out and reading goes on, so orders written between
+    quotes are read.  Every other line is kept as written, blank lines included, so the
+    two lists together hold every line.  Never raises.
+
+    >>> order_text("A Par-Bur\\n\\nOn Mon, 1 Jan 2024, Judge <j@x.org> wrote:\\n> old")
+    (['A Par-Bur', ''], ['On Mon, 1 Jan 2024, Judge <j@x.org> wrote:', '> old'])
+    """
+    try:
+        lines = str(text).splitlines()
+    except Exception:
+        return [], []
+    kept: list[str] = []
+    dropped: list[str] = []
+    index = 0
+    while index < len(lines):
+        line = lines[index]
+        if line.strip() == "--":
+            dropped.extend(lines[index:])
+            break
+        if line.lstrip().startswith(">"):
+            dropped.append(line)
+            index += 1
+            continue
+        size = _quote_header(lines, index)
+        if size:
+            following = _next_nonblank(lines, index + size, 1)
+            if following and lines[following[0]].lstrip().startswith(">"):
+                dropped.extend(lines[index : index + size])
+                index += size
+                continue
+            dropped.extend(lines[index:])
+            break
+        kept.append(line)
+        index += 1
+    return kept, dropped

@@ -1,0 +1,57 @@
+"""Deadline arithmetic: stored in UTC, computed and shown in the game's time zone."""
+
+from __future__ import annotations
+
+from datetime import datetime, time, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from judge.engine.phases import PhaseKind
+
+_KIND_KEYS = {
+    PhaseKind.MOVEMENT: "movement",
+    PhaseKind.RETREAT: "retreat",
+    PhaseKind.ADJUSTMENT: "adjustment",
+}
+_DEFAULT_HOURS = {"movement": 48.0, "retreat": 24.0, "adjustment": 24.0}
+
+
+def next_deadline(now: datetime, kind: PhaseKind, settings: dict[str, Any]) -> datetime:
+    """The deadline of a phase of ``kind`` starting at ``now`` (aware UTC in and out).
+
+    ``hours`` after ``now``, then moved forward to the next ``at`` time of day in the
+    game's zone when one is configured (wall-clock time, so daylight saving is honoured).
+    """
+    if now.tzinfo is None:
+        raise ValueError("next_deadline needs an aware datetime")
+    key = _KIND_KEYS[kind]
+    spec = settings.get("deadlines", {}).get(key, {})
+    hours = float(spec.get("hours", _DEFAULT_HOURS[key]))
+    zone = ZoneInfo(settings.get("timezone", "UTC"))
+    due = (now + timedelta(hours=hours)).astimezone(zone)
+    at = spec.get("at")
+    if at:
+        hh, mm = (int(x) for x in at.split(":"))
+        candidate = datetime.combine(due.date(), time(hh, mm), tzinfo=zone)
+        if candidate < due:
+            candidate = datetime.combine(due.date() + timedelta(days=1), time(hh, mm), tzinfo=zone)
+        due = candidate
+    return due.astimezone(ZoneInfo("UTC")).replace(microsecond=0)
+
+
+def parse_deadline(text: str, zone: str) -> datetime:
+    """A game master's ``SET DEADLINE`` date: ``2026-11-28 20:00`` (in the game's zone) or
+    ISO 8601 with an offset; raise ``ValueError`` saying what is expected."""
+    cleaned = text.strip().replace("T", " ")
+    for fmt in ("%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M%z", "%Y-%m-%d %H:%M:%S%z"):
+        try:
+            parsed = datetime.strptime(cleaned, fmt)
+        except ValueError:
+            continue
+        if parsed.tzinfo is None:
+            parsed = parsed.replace(tzinfo=ZoneInfo(zone))
+        return parsed.astimezone(ZoneInfo("UTC"))
+    raise ValueError(
+        f"cannot read the date {text.strip()!r}: write it as YYYY-MM-DD HH:MM "
+        f"(in the game's time zone, {zone}), e.g. 2026-11-28 20:00"
+    )

@@ -1,0 +1,351 @@
+"""Games: load a game master's config, start a game, process a phase."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge.config import GameConfig, load_game_config, rules_from_dict, rules_to_dict
+from judge.db.models import Game, OrderRecord, PhaseRecord, Player
+from judge.engine.adjudicator import Adjudication, adjudicate
+from judge.engine.board import standard_map
+from judge.engine.document import (
+    adjudication_to_document,
+    position_from_document,
+    position_to_document,
+)
+from judge.engine.phases import Phase
+from judge.engine.position import Position
+from judge.presenters import format_deadline, position_report, results_report
+from judge.services.context import Judge
+from judge.services.deadlines import next_deadline
+from judge.services.outbox import queue_mail
+from judge.services.passwords import hash_password, verify_password
+
+
+class ServiceError(ValueError):
+    """A request the judge cannot carry out; the message says why and what to do."""
+
+
+def find_game(session: Session, name: str) -> Game | None:
+    """The game called ``name`` (case-insensitive), if any."""
+    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+
+
+def get_game(session: Session, name: str) -> Game:
+    """The game called ``name``, or a :class:`ServiceError` naming the known games."""
+    game = find_game(session, name)
+    if game is None:
+        known = ", ".join(session.scalars(select(Game.name).order_by(Game.name))) or "none yet"
+        raise ServiceError(f"there is no game called {name!r} (games: {known})")
+    return game
+
+
+def game_zone(game: Game) -> str:
+    """The game's time zone."""
+    return str((game.settings or {}).get("timezone", "UTC"))
+
+
+def current_phase(session: Session, game: Game) -> PhaseRecord | None:
+    """The record of the phase being played."""
+    return session.scalar(
+        select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.seq == game.seq)
+    )
+
+
+def current_position(session: Session, game: Game) -> Position:
+    """The position at the start of the game's current phase."""
+    record = current_phase(session, game)
+    if record is None:
+        raise ServiceError(f"game {game.name} has not started")
+    return position_from_document(record.position, standard_map())
+
+
+# -- loading a game file --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What ``judge game load`` did."""
+
+    game: str
+    created: bool
+    changes: tuple[str, ...]
+    started: bool = False
+
+
+def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> LoadReport:
+    """Create the game a config file describes, or apply the file's edits to it.
+
+    The file is checked completely before anything changes (a bad file raises
+    :class:`~judge.config.ConfigError` and the database is untouched).
+    """
+    config = load_game_config(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    game = find_game(session, config.name)
+    created = game is None
+    changes: list[str] = []
+    if game is None:
+        game = Game(
+            name=config.name,
+            variant=config.variant,
+            status="forming",
+            seq=0,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(game)
+        changes.append(f"created game {config.name}")
+    _apply_settings(game, config, changes)
+    game.config_path = str(path)
+    game.config_digest = digest
+    game.updated_at = now
+    session.flush()
+    _apply_players(session, game, config, changes)
+    started = False
+    if config.autostart and game.status == "forming" and len(config.players) == 7:
+        start_game(session, judge, game.name, now)
+        started = True
+        changes.append("started the game")
+    return LoadReport(game.name, created, tuple(changes), started)
+
+
+def _apply_settings(game: Game, config: GameConfig, changes: list[str]) -> None:
+    rules = rules_to_dict(config.rules)
+    if game.rules != rules:
+        if game.rules:
+            changes.append("changed the rule options")
+        game.rules = rules
+    settings = config.settings()
+    if game.settings != settings:
+        if game.settings:
+            changes.append("changed the settings")
+        game.settings = settings
+    if game.master_address != config.master_address:
+        game.master_address = config.master_address
+        changes.append(f"game master address {config.master_address}")
+    if config.master_password and not verify_password(
+        game.master_password_hash, config.master_password
+    ):
+        game.master_password_hash = hash_password(config.master_password)
+        changes.append("set the game master password")
+
+
+def _apply_players(session: Session, game: Game, config: GameConfig, changes: list[str]) -> None:
+    seats = {p.power: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
+    for seat in config.players:
+        player = seats.get(seat.power)
+        if player is None:
+            player = Player(
+                game_id=game.id,
+                power=seat.power,
+                address=seat.address,
+                password_hash=hash_password(seat.password) if seat.password else "",
+                timezone=seat.timezone,
+                wait=False,
+                status="active",
+                missed=0,
+                created_at=game.updated_at,
+            )
+            session.add(player)
+            changes.append(f"{seat.power}: {seat.address}")
+            continue
+        if player.address != seat.address:
+            changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
+            player.address = seat.address
+        if seat.password and not verify_password(player.password_hash, seat.password):
+            player.password_hash = hash_password(seat.password)
+            changes.append(f"{seat.power}: new password")
+        if seat.timezone and player.timezone != seat.timezone:
+            player.timezone = seat.timezone
+
+
+# -- starting -------------------------------------------------------------------------
+
+
+def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game:
+    """Start a forming game: first phase, deadline, and a "game starting" email each."""
+    game = get_game(session, name)
+    if game.status != "forming":
+        raise ServiceError(f"game {game.name} has already started")
+    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    game_map = standard_map()
+    missing = sorted(set(game_map.powers) - {p.power for p in players})
+    if missing:
+        raise ServiceError(
+            f"game {game.name} cannot start: no player for {', '.join(missing)}; "
+            "add them under [players] in the game file and load it again"
+        )
+    position = Position.initial(game_map)
+    game.status = "active"
+    game.seq = 1
+    game.phase = position.phase.code
+    game.deadline = next_deadline(now, position.phase.kind, game.settings or {})
+    game.updated_at = now
+    session.add(
+        PhaseRecord(
+            game_id=game.id,
+            seq=1,
+            phase=position.phase.code,
+            position=position_to_document(position),
+            deadline=game.deadline,
+        )
+    )
+    zone = game_zone(game)
+    report = position_report(position)
+    for player in sorted(players, key=lambda p: p.power):
+        password: str | None = None
+        if not player.password_hash:
+            password = judge.make_password()
+            player.password_hash = hash_password(password)
+        mail = judge.renderer.render(
+            "player/gamestart.txt.j2",
+            judge_name=judge.settings.name,
+            judge_address=judge.settings.address,
+            game_name=game.name,
+            variant="Standard",
+            rules_text=f"{(game.rules or {}).get('edition', '2023')} rulebook",
+            press=str((game.settings or {}).get("press", "white")),
+            power=player.power,
+            password=password,
+            signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
+            deadline_game=format_deadline(game.deadline, zone),
+            deadline_player=_player_deadline(game, player),
+            phase_text=position.phase.describe(),
+            position_text=report,
+            master_address=game.master_address,
+        )
+        queue_mail(
+            session, judge, to=player.address, mail=mail, kind="gamestart", now=now, game_id=game.id
+        )
+    return game
+
+
+def _player_deadline(game: Game, player: Player) -> str | None:
+    if game.deadline is None:
+        return None
+    zone = player.timezone or game_zone(game)
+    if zone == game_zone(game):
+        return None
+    return format_deadline(game.deadline, zone)
+
+
+# -- processing -----------------------------------------------------------------------
+
+
+def orders_for_phase(session: Session, game: Game) -> dict[str, list[str]]:
+    """Each power's current (last valid) orders for the phase being played."""
+    rows = session.execute(
+        select(Player.power, OrderRecord.canonical)
+        .join(Player, OrderRecord.player_id == Player.id)
+        .where(
+            OrderRecord.game_id == game.id,
+            OrderRecord.seq == game.seq,
+            OrderRecord.active.is_(True),
+            OrderRecord.canonical.is_not(None),
+        )
+        .order_by(OrderRecord.id)
+    )
+    orders: dict[str, list[str]] = {}
+    for power, canonical in rows:
+        if canonical is not None:
+            orders.setdefault(power, []).append(canonical)
+    return orders
+
+
+def process_game(
+    session: Session, judge: Judge, name: str, now: datetime, *, phase: str | None = None
+) -> Adjudication | None:
+    """Adjudicate the game's current phase, store the next one and queue the results.
+
+    Idempotent: with ``phase`` given, nothing happens unless that is still the current
+    phase, so a second call for the same phase (a double fire, a retry) does nothing.
+    Returns the adjudication, or ``None`` when there was nothing to do.
+    """
+    game = get_game(session, name)
+    if game.status not in ("active", "paused"):
+        return None
+    if phase is not None and game.phase != Phase.parse(phase).code:
+        return None
+    record = current_phase(session, game)
+    if record is None or record.processed_at is not None:
+        return None
+    position = position_from_document(record.position, standard_map())
+    orders = orders_for_phase(session, game)
+    rules = rules_from_dict(game.rules or {})
+    outcome = adjudicate(position, orders, rules)
+    report = results_report(game.name, game.seq, outcome)
+    # The report is kept with the results so HISTORY prints exactly what players got.
+    record.results = {**adjudication_to_document(outcome), "report": report}
+    record.processed_at = now
+
+    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    owing = {u.power for u in position.units.values()} | {
+        d.unit.power for d in position.dislodged.values()
+    }
+    for player in players:
+        if player.power in orders:
+            player.missed = 0
+        elif player.power in owing and position.phase.kind.value == "M":
+            player.missed += 1
+
+    nxt = outcome.position
+    game.seq += 1
+    game.phase = nxt.phase.code
+    game.updated_at = now
+    if outcome.winner is not None:
+        game.status = "finished"
+        game.winner = outcome.winner
+        game.deadline = None
+    else:
+        game.deadline = next_deadline(now, nxt.phase.kind, game.settings or {})
+    session.add(
+        PhaseRecord(
+            game_id=game.id,
+            seq=game.seq,
+            phase=nxt.phase.code,
+            position=position_to_document(nxt),
+            deadline=game.deadline,
+        )
+    )
+    zone = game_zone(game)
+    mail = judge.renderer.render(
+        "all/results.txt.j2",
+        judge_name=judge.settings.name,
+        game_name=game.name,
+        variant="Standard",
+        phase_code=position.phase.code,
+        report=report,
+        next_phase_text=None if outcome.winner else _next_text(nxt.phase),
+        deadline_game=format_deadline(game.deadline, zone) if game.deadline else None,
+        winner=outcome.winner,
+    )
+    recipients = [p.address for p in sorted(players, key=lambda p: p.power)]
+    if game.master_address and game.master_address not in recipients:
+        recipients.append(game.master_address)
+    for address in recipients:
+        queue_mail(session, judge, to=address, mail=mail, kind="results", now=now, game_id=game.id)
+    return outcome
+
+
+def _next_text(phase: Phase) -> str:
+    kind = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}[phase.kind.value]
+    return f"{kind} for {phase.season.word} of {phase.year}"
+
+
+def game_summary(session: Session, game: Game) -> dict[str, Any]:
+    """Plain facts about a game for LIST and the command line."""
+    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    return {
+        "name": game.name,
+        "status": game.status,
+        "phase": game.phase,
+        "deadline": format_deadline(game.deadline, game_zone(game)) if game.deadline else None,
+        "players": {p.power: p.status for p in sorted(players, key=lambda p: p.power)},
+    }

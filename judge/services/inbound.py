@@ -1,0 +1,693 @@
+"""Inbound mail: store first, then process each message in one transaction.
+
+A message is stored raw and deduplicated by Message-ID before anything else happens;
+processing reads the commands in its body, changes the game, and queues exactly one
+reply (plus a copy to a player's registered address when someone signed on from
+elsewhere).  An exception rolls the transaction back and parks the message as failed,
+to be retried; nothing the player sent is lost.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.commands import Command, parse_commands
+from judge.db.models import Game, InboundMessage, OrderRecord, PhaseRecord, Player
+from judge.engine.board import Map, standard_map
+from judge.engine.errors import OrderError
+from judge.engine.legality import check_adjustment, check_movement, check_retreat
+from judge.engine.notation import format_order, parse_order, parse_orders
+from judge.engine.orders import Build, Order, Remove, Waive
+from judge.engine.phases import PhaseKind
+from judge.engine.position import Position
+from judge.mail.decode import IncomingMail, decode, order_text
+from judge.mail.rules import refuse_reason
+from judge.presenters import (
+    adjustment_status,
+    format_deadline,
+    missing_lines,
+    order_lines,
+    phase_heading,
+    position_report,
+)
+from judge.render import RenderedMail
+from judge.services.context import Judge
+from judge.services.deadlines import parse_deadline
+from judge.services.games import (
+    ServiceError,
+    current_phase,
+    current_position,
+    find_game,
+    game_summary,
+    game_zone,
+    process_game,
+)
+from judge.services.outbox import queue_mail
+from judge.services.passwords import hash_password, verify_password
+
+# -- storing --------------------------------------------------------------------------
+
+
+def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage, bool]:
+    """Store a raw message unless one with its Message-ID is already stored.
+
+    Returns the stored row and whether it is new.  The caller commits.
+    """
+    mail = decode(raw)
+    existing = session.scalar(
+        select(InboundMessage).where(InboundMessage.message_id == mail.message_id)
+    )
+    if existing is not None:
+        return existing, False
+    row = InboundMessage(
+        message_id=mail.message_id or f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>",
+        sender=mail.sender or None,
+        subject=mail.subject[:500] or None,
+        raw=raw,
+        received_at=now,
+        state="new",
+        attempts=0,
+    )
+    session.add(row)
+    session.flush()
+    return row, True
+
+
+def process_pending(
+    sessions: sessionmaker[Session], judge: Judge, now: Callable[[], datetime]
+) -> int:
+    """Process every stored message not yet done; return how many were handled."""
+    with sessions() as session:
+        ids = list(
+            session.scalars(
+                select(InboundMessage.id)
+                .where(InboundMessage.state.in_(("new", "failed")), InboundMessage.attempts < 5)
+                .order_by(InboundMessage.id)
+            )
+        )
+    for inbound_id in ids:
+        process_one(sessions, judge, inbound_id, now())
+    return len(ids)
+
+
+def process_one(
+    sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime
+) -> str:
+    """Process one stored message in one transaction; on error park it as failed."""
+    try:
+        with sessions() as session, session.begin():
+            row = session.get(InboundMessage, inbound_id)
+            if row is None or row.state in ("done", "ignored"):
+                return row.state if row is not None else "missing"
+            row.attempts += 1
+            handle(session, judge, row, now)
+            return row.state
+    except Exception as err:
+        with sessions() as session, session.begin():
+            row = session.get(InboundMessage, inbound_id)
+            if row is not None:
+                row.state = "failed"
+                row.attempts += 1
+                row.reason = f"{type(err).__name__}: {err}"[:1000]
+        return "failed"
+
+
+# -- handling one message -------------------------------------------------------------
+
+
+@dataclass
+class _Signed:
+    game: Game
+    player: Player | None  # None: the game master
+    copy_to: str | None = None
+
+
+@dataclass
+class _Reply:
+    """What the reply will say."""
+
+    paragraphs: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    errors: int = 0
+
+
+HELP_TEXT = """\
+Send commands in the body of an email, one per line:
+  SIGNON <power initial><game> <password>   e.g. SIGNON Fwinter01 secret
+  (or SIGNON france@winter01 secret), then your orders, one or more per line:
+    A Par-Bur        F Bre-MAO        A Mar S A Par-Bur     F NTH C A Lon-Nwy
+    F Tri-Alb / F Tri D (retreats)    Build A Par / Remove F Tri / Waive
+  Orders can be sent again until the deadline; the last order for a unit counts.
+  CLEAR drops your orders for this phase.
+  SIGNOFF ends the message (nothing after it is read).
+Other commands: LIST [game], HELP, HISTORY [game], SUMMARY [game], SET PASSWORD <new>,
+SET ADDRESS [<address>], SET WAIT, SET NOWAIT, RESIGN.
+Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
+SET DEADLINE <YYYY-MM-DD HH:MM>."""
+
+_ORDER_WORDS = {
+    "a", "f", "army", "fleet", "build", "b", "remove", "r", "waive", "w", "disband", "d",
+    "hold", "h", "retreat",
+}  # fmt: skip
+
+
+def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -> None:
+    """Read one stored message and queue its reply (the caller holds the transaction)."""
+    mail = decode(row.raw)
+    reason = refuse_reason(
+        mail,
+        len(row.raw),
+        own_addresses={judge.settings.address},
+        loop_tag=judge.settings.address,
+        max_size=judge.settings.max_message_bytes,
+    )
+    row.processed_at = now
+    if reason is not None:
+        row.state = "ignored"
+        row.reason = reason
+        if reason.startswith("too large") and mail.sender:
+            _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+                f"Your message of {len(row.raw):,} bytes is larger than this judge reads "
+                f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
+                "as plain text, without attachments."
+            ]))  # fmt: skip
+        return
+    if not mail.sender:
+        row.state = "ignored"
+        row.reason = "no sender address to answer"
+        return
+    lines, _dropped = order_text(mail.text)
+    commands, _after = parse_commands(lines)
+    conversation = _Conversation(session, judge, mail, now)
+    for command in commands:
+        conversation.run(command)
+    conversation.finish(row)
+    row.state = "done"
+
+
+class _Conversation:
+    def __init__(self, session: Session, judge: Judge, mail: IncomingMail, now: datetime) -> None:
+        self.session = session
+        self.judge = judge
+        self.mail = mail
+        self.now = now
+        self.map: Map = standard_map()
+        self.signed: _Signed | None = None
+        self.reply = _Reply()
+        self.touched_orders = False
+
+    # -- dispatch -----------------------------------------------------------------
+
+    def run(self, command: Command) -> None:
+        name = command.name
+        handler = getattr(self, "cmd_" + name.lower().replace(" ", "_"), None)
+        if command.error is not None or handler is None:
+            self.reject(
+                command.line, command.error or f"{command.line.split()[0]} is not a command"
+            )
+            return
+        try:
+            handler(command)
+        except ServiceError as err:
+            self.reject(command.line, str(err))
+
+    def reject(self, line: str, reason: str) -> None:
+        self.reply.rejected.append({"line": line, "reason": reason})
+        self.reply.errors += 1
+
+    # -- sign-on ------------------------------------------------------------------
+
+    def cmd_signon(self, command: Command) -> None:
+        who, game_name, password = command.args
+        game = find_game(self.session, game_name)
+        if game is None:
+            raise ServiceError(
+                f"there is no game called {game_name!r} on this judge; send LIST for the games"
+            )
+        if who.upper() == "M":
+            if not game.master_password_hash or not verify_password(
+                game.master_password_hash, password
+            ):
+                raise ServiceError(f"wrong game master password for {game.name}")
+            self.signed = _Signed(game, None)
+            self.reply.actions.append(f"Signed on as game master of {game.name}.")
+            return
+        power = self._power(who)
+        if power is None:
+            raise ServiceError(
+                f"{who!r} is not a power; use the power's initial (A E F G I R T) or name"
+            )
+        player = self.session.scalar(
+            select(Player).where(Player.game_id == game.id, Player.power == power)
+        )
+        if player is None:
+            raise ServiceError(f"nobody plays {power} in {game.name}")
+        if player.status == "resigned":
+            raise ServiceError(f"{power} resigned from {game.name}")
+        if not verify_password(player.password_hash, password):
+            raise ServiceError(f"wrong password for {power} in {game.name}")
+        copy_to = player.address if player.address != self.mail.sender else None
+        self.signed = _Signed(game, player, copy_to)
+
+    def _power(self, text: str) -> str | None:
+        if len(text) == 1:
+            for power, letter in self.map.power_letter.items():
+                if letter == text.upper():
+                    return power
+            return None
+        return self.map.find_power(text)
+
+    def _player(self, command: Command) -> tuple[Game, Player]:
+        if self.signed is None:
+            raise ServiceError(
+                "sign on first: SIGNON <power initial><game> <password>, "
+                "e.g. SIGNON Fwinter01 secret"
+            )
+        if self.signed.player is None:
+            raise ServiceError("this command is for players; you are signed on as game master")
+        return self.signed.game, self.signed.player
+
+    def _master(self) -> Game:
+        if self.signed is None or self.signed.player is not None:
+            raise ServiceError("only the game master can do this: SIGNON M<game> <password> first")
+        return self.signed.game
+
+    # -- orders -------------------------------------------------------------------
+
+    def cmd_orders(self, command: Command) -> None:
+        line = command.args[0] if command.args else command.line
+        if self.signed is None:
+            if self._looks_like_order(line):
+                self.reject(
+                    line, "sign on before sending orders: SIGNON <power initial><game> <password>"
+                )
+            else:
+                self.reply.ignored.append(line)
+            return
+        game, player = self._player(command)
+        if game.status == "forming":
+            raise ServiceError(f"game {game.name} has not started yet")
+        if game.status == "finished":
+            raise ServiceError(f"game {game.name} is over")
+        position = current_position(self.session, game)
+        kind = position.phase.kind
+        for piece in parse_orders(line, self.map, kind):
+            if piece.order is None:
+                assert piece.error is not None
+                if self._looks_like_order(piece.text):
+                    self.reject(piece.text, piece.error.message)
+                else:
+                    self.reply.ignored.append(piece.text)
+                continue
+            if piece.power is not None and piece.power != player.power:
+                self.reject(piece.text, f"you play {player.power}, not {piece.power}")
+                continue
+            self._take_order(game, player, position, piece.text, piece.order)
+
+    def _looks_like_order(self, text: str) -> bool:
+        words = re.findall(r"[A-Za-z]+", text)
+        if not words:
+            return False
+        if text.lstrip().startswith("("):
+            return True
+        first = words[0].lower()
+        return first in _ORDER_WORDS or self.map.find_province(first) is not None
+
+    def _take_order(
+        self, game: Game, player: Player, position: Position, text: str, order: Order
+    ) -> None:
+        rules_doc = game.rules or {}
+        from judge.config import rules_from_dict
+
+        rules = rules_from_dict(rules_doc)
+        kind = position.phase.kind
+        try:
+            if kind is PhaseKind.MOVEMENT:
+                checked = check_movement(position, player.power, order, rules)
+                key = checked.province
+            elif kind is PhaseKind.RETREAT:
+                checked = check_retreat(position, player.power, order)
+                key = checked.province
+            else:
+                checked = check_adjustment(position, player.power, order, rules)
+                key = self._adjustment_key(game, player, checked, position)
+        except OrderError as err:
+            self.reject(text, err.message)
+            self._store(game, player, None, text, None, err)
+            return
+        canonical = format_order(checked, self.map, short=True)
+        self._deactivate(game, player, key)
+        self._store(game, player, key, text, canonical, None)
+        self.touched_orders = True
+
+    def _adjustment_key(self, game: Game, player: Player, order: Order, position: Position) -> str:
+        if isinstance(order, Waive):
+            active = self._active(game, player)
+            waives = sum(1 for o in active if (o.unit or "").startswith("waive"))
+            key = f"waive:{waives + 1}"
+        else:
+            key = f"{'build' if isinstance(order, Build) else 'remove'}:{order.province}"
+        # A player owes at most |adjustment| orders: refuse one too many, by count.
+        owed = abs(position.adjustment(player.power))
+        current = [o for o in self._active(game, player) if o.unit != key]
+        if len(current) >= owed:
+            what = "removals" if isinstance(order, Remove) else "builds"
+            raise OrderError(
+                f"{format_order(order, self.map, short=True)}: you have already ordered all "
+                f"{owed} of your {what}; send CLEAR to start again",
+                code="NMR" if isinstance(order, Remove) else "NMB",
+            )
+        return key
+
+    def _active(self, game: Game, player: Player) -> list[OrderRecord]:
+        return list(
+            self.session.scalars(
+                select(OrderRecord).where(
+                    OrderRecord.game_id == game.id,
+                    OrderRecord.seq == game.seq,
+                    OrderRecord.player_id == player.id,
+                    OrderRecord.active.is_(True),
+                )
+            )
+        )
+
+    def _deactivate(self, game: Game, player: Player, key: str | None) -> None:
+        conditions = [
+            OrderRecord.game_id == game.id,
+            OrderRecord.seq == game.seq,
+            OrderRecord.player_id == player.id,
+            OrderRecord.active.is_(True),
+        ]
+        if key is not None:
+            conditions.append(OrderRecord.unit == key)
+        self.session.execute(update(OrderRecord).where(*conditions).values(active=False))
+
+    def _store(
+        self,
+        game: Game,
+        player: Player,
+        key: str | None,
+        text: str,
+        canonical: str | None,
+        error: OrderError | None,
+    ) -> None:
+        self.session.add(
+            OrderRecord(
+                game_id=game.id,
+                seq=game.seq,
+                player_id=player.id,
+                unit=key,
+                raw=text,
+                canonical=canonical,
+                error_code=error.code if error else None,
+                error=error.message if error else None,
+                active=canonical is not None,
+                created_at=self.now,
+            )
+        )
+
+    def cmd_signoff(self, command: Command) -> None:
+        """Nothing to do: the command parser stops reading at SIGNOFF."""
+
+    def cmd_clear(self, command: Command) -> None:
+        game, player = self._player(command)
+        self._deactivate(game, player, None)
+        self.reply.actions.append("Your orders for this phase were cleared.")
+        self.touched_orders = True
+
+    # -- player settings ----------------------------------------------------------
+
+    def cmd_set_password(self, command: Command) -> None:
+        _game, player = self._player(command)
+        new = command.args[0] if command.args else ""
+        if len(new) < 4:
+            raise ServiceError("the new password must have at least 4 characters")
+        player.password_hash = hash_password(new)
+        self.reply.actions.append("Password changed.")
+
+    def cmd_set_address(self, command: Command) -> None:
+        _game, player = self._player(command)
+        address = (command.args[0] if command.args else self.mail.sender).strip().lower()
+        if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+", address):
+            raise ServiceError(f"{address!r} is not an email address")
+        player.address = address
+        self.reply.actions.append(f"Your address is now {address}.")
+
+    def cmd_set_wait(self, command: Command) -> None:
+        _game, player = self._player(command)
+        player.wait = True
+        self.reply.actions.append("WAIT set: the phase will not be processed before the deadline.")
+
+    def cmd_set_nowait(self, command: Command) -> None:
+        _game, player = self._player(command)
+        player.wait = False
+        self.reply.actions.append("WAIT cleared: the phase may be processed early.")
+
+    def cmd_resign(self, command: Command) -> None:
+        game, player = self._player(command)
+        player.status = "resigned"
+        self.reply.actions.append(f"You have resigned from {game.name}. The game master is told.")
+        if game.master_address:
+            mail = self.judge.renderer.render(
+                "gm/notice.txt.j2",
+                judge_name=self.judge.settings.name,
+                game_name=game.name,
+                subject=f"{player.power} resigned from {game.name}",
+                paragraphs=[f"{player.power} ({player.address}) resigned from {game.name}."],
+            )
+            queue_mail(
+                self.session,
+                self.judge,
+                to=game.master_address,
+                mail=mail,
+                kind="notice",
+                now=self.now,
+                game_id=game.id,
+            )
+
+    # -- information --------------------------------------------------------------
+
+    def _named_or_signed(self, command: Command) -> Game:
+        if command.args:
+            game = find_game(self.session, command.args[0])
+            if game is None:
+                raise ServiceError(f"there is no game called {command.args[0]!r}")
+            return game
+        if self.signed is not None:
+            return self.signed.game
+        raise ServiceError("name the game, e.g. SUMMARY winter01, or sign on first")
+
+    def cmd_list(self, command: Command) -> None:
+        if command.args or self.signed is not None:
+            game = self._named_or_signed(command)
+            facts = game_summary(self.session, game)
+            lines = [f"Game {facts['name']}: {facts['status']}"]
+            if facts["phase"]:
+                lines.append(f"Phase {facts['phase']}, deadline {facts['deadline']}")
+            lines += [f"  {power}: {status}" for power, status in facts["players"].items()]
+            self.reply.paragraphs.append("\n".join(lines))
+            return
+        games = list(self.session.scalars(select(Game).order_by(Game.name)))
+        if not games:
+            self.reply.paragraphs.append("There are no games on this judge yet.")
+            return
+        self.reply.paragraphs.append(
+            "Games on this judge:\n"
+            + "\n".join(
+                f"  {g.name}: {g.status}" + (f", {g.phase}" if g.phase else "") for g in games
+            )
+        )
+
+    def cmd_help(self, command: Command) -> None:
+        self.reply.paragraphs.append(HELP_TEXT)
+
+    def cmd_summary(self, command: Command) -> None:
+        game = self._named_or_signed(command)
+        if game.phase is None:
+            raise ServiceError(f"game {game.name} has not started")
+        position = current_position(self.session, game)
+        self.reply.paragraphs.append(
+            f"Summary of {game.name}, {position.phase.describe()}:\n\n{position_report(position)}"
+        )
+
+    def cmd_history(self, command: Command) -> None:
+        game = self._named_or_signed(command)
+        records = list(
+            self.session.scalars(
+                select(PhaseRecord)
+                .where(PhaseRecord.game_id == game.id, PhaseRecord.processed_at.is_not(None))
+                .order_by(PhaseRecord.seq)
+            )
+        )
+        if not records:
+            self.reply.paragraphs.append(f"No phase of {game.name} has been processed yet.")
+            return
+        for record in records:
+            self.reply.paragraphs.append(str((record.results or {}).get("report", "")).rstrip())
+
+    # -- game master --------------------------------------------------------------
+
+    def cmd_process(self, command: Command) -> None:
+        game = self._master()
+        outcome = process_game(self.session, self.judge, game.name, self.now)
+        if outcome is None:
+            raise ServiceError(f"game {game.name} has no phase to process")
+        self.reply.actions.append(f"Processed {outcome.before.phase.code}; now {game.phase}.")
+
+    def cmd_pause(self, command: Command) -> None:
+        game = self._master()
+        if game.status != "active":
+            raise ServiceError(f"game {game.name} is {game.status}, not active")
+        game.status = "paused"
+        self.reply.actions.append(f"Game {game.name} paused.")
+
+    def cmd_resume(self, command: Command) -> None:
+        game = self._master()
+        if game.status != "paused":
+            raise ServiceError(f"game {game.name} is not paused")
+        game.status = "active"
+        self.reply.actions.append(f"Game {game.name} resumed.")
+
+    def cmd_set_deadline(self, command: Command) -> None:
+        game = self._master()
+        text = " ".join(command.args)
+        try:
+            when = parse_deadline(text, game_zone(game))
+        except ValueError as err:
+            raise ServiceError(str(err)) from None
+        if when <= self.now:
+            raise ServiceError("the new deadline is in the past")
+        game.deadline = when
+        record = current_phase(self.session, game)
+        if record is not None:
+            record.deadline = when
+        self.reply.actions.append(f"Deadline set to {format_deadline(when, game_zone(game))}.")
+
+    # -- the reply ----------------------------------------------------------------
+
+    def finish(self, row: InboundMessage) -> None:
+        signed = self.signed
+        if signed is None or signed.player is None or signed.game.phase is None:
+            if signed is not None and signed.player is None:
+                self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
+            elif signed is not None:
+                self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
+            _reply(self.session, self.judge, row, self.mail, self.now, self.reply)
+            return
+        mail = self._confirmation(signed.game, signed.player, copy_note=None)
+        queue_mail(
+            self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
+            now=self.now, game_id=signed.game.id, inbound_id=row.id,
+            in_reply_to=self.mail.message_id, references=self.mail.references,
+        )  # fmt: skip
+        if signed.copy_to:
+            note = (
+                f"This is a copy: someone signed on as {signed.player.power} from "
+                f"{self.mail.sender}, not from your registered address."
+            )
+            copy = self._confirmation(signed.game, signed.player, copy_note=note)
+            queue_mail(
+                self.session,
+                self.judge,
+                to=signed.copy_to,
+                mail=copy,
+                kind="confirm",
+                now=self.now,
+                game_id=signed.game.id,
+                inbound_id=row.id,
+            )
+
+    def _confirmation(self, game: Game, player: Player, copy_note: str | None) -> RenderedMail:
+        position = current_position(self.session, game)
+        active = [o for o in self._active(game, player) if o.canonical is not None]
+        active.sort(key=lambda o: o.id)
+        kind = position.phase.kind
+        orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
+        orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))
+        ordered = {o.province for o in orders}
+        if kind is PhaseKind.MOVEMENT:
+            units = [u for u in position.units_of(player.power) if u.province not in ordered]
+            missing = missing_lines(player.power, units, self.map, kind)
+            complete = not units
+        elif kind is PhaseKind.RETREAT:
+            units = [
+                d.unit for d in position.dislodged.values()
+                if d.unit.power == player.power and d.unit.province not in ordered
+            ]  # fmt: skip
+            missing = missing_lines(player.power, units, self.map, kind)
+            complete = not units
+        else:
+            owed = position.adjustment(player.power)
+            status = adjustment_status(player.power, owed, len(orders))
+            missing = [status] if status else []
+            complete = len(orders) >= abs(owed)
+        zone = game_zone(game)
+        deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
+        player_zone = player.timezone or zone
+        word = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}[kind.value]
+        return self.judge.renderer.render(
+            "player/confirm.txt.j2",
+            judge_name=self.judge.settings.name,
+            game_name=game.name,
+            variant="Standard",
+            phase_code=position.phase.code,
+            heading=phase_heading(word, position.phase, game.name, game.seq),
+            deadline_game=deadline,
+            deadline_player=(
+                format_deadline(game.deadline, player_zone)
+                if game.deadline and player_zone != zone
+                else None
+            ),
+            actions=self.reply.actions + self.reply.paragraphs,
+            order_lines=order_lines(player.power, orders, self.map),
+            missing_lines=missing,
+            rejected=self.reply.rejected,
+            ignored=self.reply.ignored,
+            complete=complete,
+            error_count=self.reply.errors,
+            copy_note=copy_note,
+            subject_in=self.mail.subject or "(no subject)",
+        )
+
+
+def _reply(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    reply: _Reply,
+) -> None:  # fmt: skip
+    paragraphs = list(reply.paragraphs)
+    for item in reply.rejected:
+        reason = item["reason"]
+        paragraphs.append(f"> {item['line']}\n{reason[:1].upper()}{reason[1:]}.")
+    if reply.ignored:
+        paragraphs.append(
+            "These lines were not read as orders or commands:\n"
+            + "\n".join(f"> {line}" for line in reply.ignored)
+        )
+    if not paragraphs:
+        paragraphs.append("Your message held no commands. Send HELP for how to use this judge.")
+    rendered = judge.renderer.render(
+        "player/reply.txt.j2",
+        judge_name=judge.settings.name,
+        subject_in=mail.subject or "(no subject)",
+        paragraphs=paragraphs,
+    )
+    queue_mail(
+        session,
+        judge,
+        to=mail.sender,
+        mail=rendered,
+        kind="reply",
+        now=now,
+        inbound_id=row.id,
+        in_reply_to=mail.message_id,
+        references=mail.references,
+    )

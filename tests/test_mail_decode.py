@@ -1,0 +1,449 @@
+"""Decoding incoming mail and separating what the player wrote from quotes and signatures."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from email.message import EmailMessage
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from judge.mail.decode import IncomingMail, decode, html_to_text, order_text
+
+FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def plain_message(body: str = "SIGNON Fwinter01 secret\nA Par-Bur\n") -> EmailMessage:
+    """A typical player's message."""
+    msg = EmailMessage()
+    msg["From"] = "Ann Smith <Ann.Smith@Example.org>"
+    msg["To"] = "judge@example.org"
+    msg["Subject"] = "Orders"
+    msg["Message-ID"] = "<abc123@mail.example.org>"
+    msg.set_content(body)
+    return msg
+
+
+# -- decode -----------------------------------------------------------------------------
+
+
+def test_plain_message() -> None:
+    mail = decode(bytes(plain_message()))
+    assert mail == IncomingMail(
+        message_id="<abc123@mail.example.org>",
+        sender="ann.smith@example.org",
+        from_addr="ann.smith@example.org",
+        subject="Orders",
+        in_reply_to=None,
+        references=(),
+        text="SIGNON Fwinter01 secret\nA Par-Bur\n",
+        headers=mail.headers,
+        header_list=mail.header_list,
+    )
+    assert mail.headers["from"] == "Ann Smith <Ann.Smith@Example.org>"
+    assert mail.headers["message-id"] == "<abc123@mail.example.org>"
+    assert mail.headers["content-type"] == 'text/plain; charset="utf-8"'
+    assert all(name == name.lower() for name in mail.headers)
+
+
+def test_multipart_alternative_prefers_plain() -> None:
+    msg = plain_message("A Par-Bur\n")
+    msg.add_alternative("<p>A Mar-Spa</p>", subtype="html")
+    assert decode(bytes(msg)).text == "A Par-Bur\n"
+
+
+def test_empty_plain_part_falls_back_to_html() -> None:
+    msg = plain_message("\n")
+    msg.add_alternative("<p>A Mar-Spa</p>", subtype="html")
+    assert decode(bytes(msg)).text == "A Mar-Spa"
+
+
+def test_html_only_with_gmail_quote() -> None:
+    html = (
+        '<div dir="ltr">SIGNON Fwinter01 secret<div>A Par-Bur</div><div>F Bre&nbsp;-&gt; Mao'
+        "</div><div><br></div><div>Thanks &amp; good luck</div></div><br>"
+        '<div class="gmail_quote gmail_quote_container"><div dir="ltr" class="gmail_attr">'
+        "On Tue, Mar 5, 2024 at 10:00 AM Judge &lt;judge@example.org&gt; wrote:<br></div>"
+        '<blockquote class="gmail_quote">Movement results for Spring of 1901.<br>'
+        "Austria: Army Vienna HOLD.</blockquote></div>"
+        "<style>p { color: red }</style><script>alert('x')</script>"
+    )
+    msg = EmailMessage()
+    msg["From"] = "ann@example.org"
+    msg.set_content(html, subtype="html")
+    mail = decode(bytes(msg))
+    assert mail.text == "SIGNON Fwinter01 secret\nA Par-Bur\nF Bre -> Mao\n\nThanks & good luck"
+
+
+def test_outlook_html_reply() -> None:
+    html = (
+        '<html><head><style type="text/css">P {margin-top:0;}</style></head><body dir="ltr">'
+        "<div>SIGNON Fwinter01 secret</div>\n<div>A Par - Bur</div>\n"
+        '<div id="appendonsend"></div><hr style="display:inline-block;width:98%">'
+        '<div id="divRplyFwdMsg" dir="ltr"><font face="Calibri"><b>From:</b> Judge '
+        "&lt;judge@example.org&gt;<br>\n<b>Sent:</b> Tuesday, March 5, 2024 10:00 AM<br>"
+        "<b>To:</b> Ann<br><b>Subject:</b> Results</font><div>&nbsp;</div></div>"
+        "<div>Movement results for Spring of 1901.</div></body></html>"
+    )
+    kept, dropped = order_text(html_to_text(html))
+    assert kept == ["SIGNON Fwinter01 secret", "A Par - Bur"]
+    assert dropped[0] == "From: Judge <judge@example.org>"
+    assert dropped[-1] == "Movement results for Spring of 1901."
+
+
+def test_apple_mail_html_reply() -> None:
+    html = (
+        '<html><body style="word-wrap: break-word;">A Par-Bur<div>F Bre H</div><div><br>'
+        '<blockquote type="cite"><div>On 5 Mar 2024, at 10:00, Judge &lt;judge@example.org&gt;'
+        " wrote:</div><br><div>Results</div></blockquote></div><br></body></html>"
+    )
+    assert html_to_text(html) == "A Par-Bur\nF Bre H"
+
+
+def test_html_blocks_tables_and_pre() -> None:
+    html = (
+        "<html><head><title>t</title></head><body><h1>Orders</h1>"
+        "<table><tr><td>A</td><td>Par-Bur</td></tr><tr><td>F</td><td>Bre H</td></tr></table>"
+        "<ul><li>one</li><li>two</li></ul><pre>  A Mar  S A Par-Bur\n  F Bre H</pre>"
+        "<p>last<br/>line</p></body></html>"
+    )
+    assert html_to_text(html) == (
+        "Orders\nA Par-Bur\nF Bre H\none\ntwo\nA Mar S A Par-Bur\nF Bre H\nlast\nline"
+    )
+
+
+def test_html_sloppy_markup_does_not_lose_text() -> None:
+    html = "<div><p>A Par-Bur<p>F Bre H</span></div></div>after<blockquote>never"
+    assert html_to_text(html) == "A Par-Bur\nF Bre H\nafter"
+    assert html_to_text("<![if !supportLists]>A Par H<![endif]>") == "A Par H"
+    assert html_to_text("<" * 1000 + "div>" * 3000) is not None
+
+
+def test_quoted_printable_latin1() -> None:
+    raw = (
+        b"From: =?iso-8859-1?q?Ren=E9?= <rene@example.fr>\r\n"
+        b"Subject: =?iso-8859-1?q?Arm=E9e?=\r\n"
+        b"MIME-Version: 1.0\r\n"
+        b"Content-Type: text/plain; charset=iso-8859-1\r\n"
+        b"Content-Transfer-Encoding: quoted-printable\r\n"
+        b"\r\n"
+        b"Arm=E9e Paris -> Bourgogne, une tr=E8s longue ligne qui est coup=\r\n"
+        b"=E9e en deux\r\n"
+        b"=93guillemets=94\r\n"
+    )
+    mail = decode(raw)
+    assert mail.text == (
+        "Armée Paris -> Bourgogne, une très longue ligne qui est coupée en deux\n“guillemets”\n"
+    )
+    assert mail.subject == "Armée"
+    assert mail.from_addr == "rene@example.fr"
+
+
+def test_base64_utf8() -> None:
+    body = "Fleet St Petersburg (south coast) → Gulf of Bothnia\nÜberall 北京\n"
+    encoded = base64.encodebytes(body.encode("utf-8"))
+    raw = (
+        b"From: boris@example.ru\r\n"
+        b"Content-Type: text/plain; charset=UTF-8\r\n"
+        b"Content-Transfer-Encoding: base64\r\n\r\n" + encoded.replace(b"\n", b"\r\n")
+    )
+    assert decode(raw).text == body
+
+
+def test_attachments_are_ignored() -> None:
+    msg = plain_message("A Par-Bur\n")
+    msg.add_attachment(b"A Ber-Kie\n", maintype="text", subtype="plain", filename="old.txt")
+    msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", filename="map.png")
+    assert decode(bytes(msg)).text == "A Par-Bur\n"
+
+
+def test_attachment_only_gives_empty_text() -> None:
+    msg = EmailMessage()
+    msg["From"] = "ann@example.org"
+    msg.add_attachment(b"\x00\x01", maintype="application", subtype="octet-stream")
+    assert decode(bytes(msg)).text == ""
+
+
+def test_forwarded_message_is_not_read() -> None:
+    inner = plain_message("SIGNON Gwinter01 theirs\nA Ber-Kie\n")
+    outer = EmailMessage()
+    outer["From"] = "ann@example.org"
+    outer["Message-ID"] = "<outer@example.org>"
+    outer.set_content("See what Germany sent me.\n")
+    outer.add_attachment(inner)
+    mail = decode(bytes(outer))
+    assert mail.text == "See what Germany sent me.\n"
+    assert mail.message_id == "<outer@example.org>"
+
+
+def test_inline_forwarded_message_is_dropped_by_order_text() -> None:
+    text = (
+        "A Par-Bur\n\n---------- Forwarded message ---------\nFrom: Germany <g@example.de>\n"
+        "Date: Tue, Mar 5, 2024\nSubject: deal\n\nA Ber-Kie\n"
+    )
+    kept, dropped = order_text(text)
+    assert kept == ["A Par-Bur", ""]
+    assert dropped[0] == "---------- Forwarded message ---------"
+    assert "A Ber-Kie" in dropped
+
+
+def test_missing_message_id_uses_hash_of_raw_bytes() -> None:
+    raw = b"From: ann@example.org\r\nSubject: hi\r\n\r\nA Par H\r\n"
+    assert decode(raw).message_id == f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>"
+
+
+def test_message_id_without_brackets_and_with_comment() -> None:
+    assert decode(b"Message-ID: abc@x.org\r\n\r\n").message_id == "<abc@x.org>"
+    assert decode(b"Message-ID: <a b@x.org> (c)\r\n\r\n").message_id == "<ab@x.org>"
+    long_id = b"<" + b"x" * 600 + b"@x.org>"
+    assert decode(b"Message-ID: " + long_id + b"\r\n\r\n").message_id.endswith("@judge.invalid>")
+
+
+def test_rfc2047_subject_folded_on_one_line() -> None:
+    raw = (
+        b"From: ann@example.org\r\n"
+        b"Subject: =?UTF-8?B?UmU6IE1vdmVtZW50IHJlc3VsdHM=?=\r\n"
+        b" =?iso-8859-1?q?_f=FCr?= Fr\xc3\xbchling\r\n\tzwei\r\n\r\n"
+    )
+    assert decode(raw).subject == "Re: Movement results für Frühling zwei"
+
+
+def test_reply_to_takes_precedence() -> None:
+    msg = plain_message()
+    msg["Reply-To"] = "Ann at home <ANN@Home.Example>"
+    mail = decode(bytes(msg))
+    assert mail.sender == "ann@home.example"
+    assert mail.from_addr == "ann.smith@example.org"
+
+
+def test_unusable_reply_to_falls_back_to_from() -> None:
+    msg = plain_message()
+    msg["Reply-To"] = "garbage,,, <>"
+    assert decode(bytes(msg)).sender == "ann.smith@example.org"
+
+
+def test_header_injection_in_address_is_refused() -> None:
+    raw = b"From: <a@b.c\r\n\r\n"
+    assert decode(raw).sender in ("", "a@b.c")
+    mail = decode(b'From: "x\x00y" <evil@x.org>\r\n\r\n')
+    assert mail.sender == "evil@x.org"
+
+
+def test_in_reply_to_and_references() -> None:
+    raw = (
+        b"From: ann@example.org\r\nIn-Reply-To: <r2@judge.example> (Judge's message)\r\n"
+        b"References: <r1@judge.example>\r\n <r2@judge.example>\r\n\r\nA Par H\r\n"
+    )
+    mail = decode(raw)
+    assert mail.in_reply_to == "<r2@judge.example>"
+    assert mail.references == ("<r1@judge.example>", "<r2@judge.example>")
+
+
+def test_repeated_headers_first_value_and_list() -> None:
+    raw = b"X-Loop: other@list.org\r\nX-Loop: judge@example.org\r\nFrom: a@b.org\r\n\r\n"
+    mail = decode(raw)
+    assert mail.headers["x-loop"] == "other@list.org"
+    assert ("x-loop", "judge@example.org") in mail.header_list
+
+
+def test_unknown_and_binary_charsets_fall_back() -> None:
+    for charset in (b"x-klingon", b"zlib", b"idna", b"utf-7"):
+        raw = b"Content-Type: text/plain; charset=" + charset + b"\r\n\r\nA Par H \xe9 +2D3-\r\n"
+        text = decode(raw).text
+        assert text.startswith("A Par H")
+        text.encode("utf-8")  # no lone surrogates
+
+
+def test_unlabelled_8bit_is_read_as_utf8_else_cp1252() -> None:
+    assert decode(b"\r\nA Par \xc3\xa9\r\n").text == "A Par é\n"
+    assert decode(b"\r\nA Par \xe9\r\n").text == "A Par é\n"
+
+
+def test_format_flowed_is_joined() -> None:
+    raw = (
+        b"Content-Type: text/plain; charset=utf-8; format=flowed; delsp=yes\r\n\r\n"
+        b"SET DEADLINE next Tuesday at eight in the  \r\nevening\r\n"
+        b"> quoted and  \r\n> flowed\r\n"
+        b"-- \r\nsig\r\n"
+    )
+    assert decode(raw).text == (
+        "SET DEADLINE next Tuesday at eight in the evening\n> quoted and flowed\n-- \nsig\n"
+    )
+
+
+def test_malformed_mail_gives_empty_fields() -> None:
+    for raw in (b"", b"\xff\xfe\x00garbage", b"From\r\n\r\n", b"Content-Type: multipart/mixed\r\n"):
+        mail = decode(raw)
+        assert mail.sender == ""
+        assert mail.subject == ""
+        assert mail.message_id.endswith("@judge.invalid>")
+
+
+def test_deeply_nested_multipart_does_not_raise() -> None:
+    head = b"".join(
+        b"Content-Type: multipart/mixed; boundary=b%d\r\n\r\n--b%d\r\n" % (i, i) for i in range(400)
+    )
+    mail = decode(b"From: a@b.org\r\n" + head + b"Content-Type: text/plain\r\n\r\nA Par H\r\n")
+    assert mail.from_addr == "a@b.org"
+
+
+def test_decode_accepts_str_and_bytearray() -> None:
+    assert decode(bytearray(b"From: a@b.org\r\n\r\nx")).from_addr == "a@b.org"  # type: ignore[arg-type]
+    assert decode("From: a@b.org\r\n\r\nx").from_addr == "a@b.org"  # type: ignore[arg-type]
+
+
+# -- order_text -------------------------------------------------------------------------
+
+GMAIL_REPLY = """\
+SIGNON Fwinter01 secret
+A Par-Bur
+Sent from my iPhone
+
+On Tue, Mar 5, 2024 at 10:00 AM Diplomacy Judge <
+judge@example.org> wrote:
+
+> Movement results for Spring of 1901.  (winter01.001)
+>
+> Austria: Army Vienna HOLD.
+"""
+
+
+def test_gmail_reply_above_quote() -> None:
+    kept, dropped = order_text(GMAIL_REPLY)
+    assert [line for line in kept if line] == [
+        "SIGNON Fwinter01 secret",
+        "A Par-Bur",
+        "Sent from my iPhone",
+    ]
+    assert dropped[:2] == [
+        "On Tue, Mar 5, 2024 at 10:00 AM Diplomacy Judge <",
+        "judge@example.org> wrote:",
+    ]
+    assert "> Austria: Army Vienna HOLD." in dropped
+
+
+def test_outlook_reply_with_underscores() -> None:
+    text = (
+        "F Kie-Den\n\n________________________________\nFrom: Judge <judge@example.org>\n"
+        "Sent: Tuesday, March 5, 2024 10:00 AM\nTo: Ann\nSubject: Results\n\n"
+        "Austria: Army Vienna HOLD.\n"
+    )
+    kept, dropped = order_text(text)
+    assert kept == ["F Kie-Den", ""]
+    assert dropped[0] == "________________________________"
+    assert dropped[-1] == "Austria: Army Vienna HOLD."
+
+
+def test_outlook_header_block_without_rule() -> None:
+    text = "A Vie-Tri\n*From:* Judge <judge@example.org>\n*Sent:* Tuesday\n\nA Bud H\n"
+    assert order_text(text) == (
+        ["A Vie-Tri"],
+        ["*From:* Judge <judge@example.org>", "*Sent:* Tuesday", "", "A Bud H"],
+    )
+    one_line = "A Vie-Tri\nFrom: Judge Sent: Tuesday To: Ann Subject: Results\nA Bud H"
+    assert order_text(one_line)[0] == ["A Vie-Tri"]
+
+
+def test_original_message_separator() -> None:
+    text = "A Par H\n-----Original Message-----\nFrom: judge@example.org\nA Mar H\n"
+    assert order_text(text) == (
+        ["A Par H"],
+        ["-----Original Message-----", "From: judge@example.org", "A Mar H"],
+    )
+
+
+def test_french_quote_header() -> None:
+    text = (
+        "A Par-Bur\nLe mar. 5 mars 2024 à 10:00, Juge <judge@example.org> a écrit\u00a0:\nA Mar H"
+    )
+    assert order_text(text)[0] == ["A Par-Bur"]
+
+
+def test_german_quote_header() -> None:
+    text = "A Mun-Ber\n\nAm 05.03.2024 um 10:00 schrieb Judge <judge@example.org>:\nA Kie H"
+    assert order_text(text) == (
+        ["A Mun-Ber", ""],
+        ["Am 05.03.2024 um 10:00 schrieb Judge <judge@example.org>:", "A Kie H"],
+    )
+
+
+def test_quoted_lines_are_skipped_and_interleaved_answers_read() -> None:
+    text = (
+        "On Tue, 5 Mar 2024, Judge wrote:\n> France: Army Paris, No Order Processed.\n"
+        "A Par-Bur\n>> older\n  > indented quote\nF Bre H\n"
+    )
+    assert order_text(text) == (
+        ["A Par-Bur", "F Bre H"],
+        [
+            "On Tue, 5 Mar 2024, Judge wrote:",
+            "> France: Army Paris, No Order Processed.",
+            ">> older",
+            "  > indented quote",
+        ],
+    )
+
+
+def test_signature_separators() -> None:
+    assert order_text("A Par H\n-- \nAnn\nA Mar H") == (["A Par H"], ["-- ", "Ann", "A Mar H"])
+    assert order_text("A Par H\n--\nAnn") == (["A Par H"], ["--", "Ann"])
+    assert order_text("A Par H\n---\nA Mar H") == (["A Par H", "---", "A Mar H"], [])
+
+
+def test_sign_offs_and_ordinary_sentences_are_kept() -> None:
+    text = "On reflection I hold.\nA Par H\nSent from my iPhone\nGet Outlook for Android"
+    assert order_text(text) == (text.split("\n"), [])
+
+
+def test_order_text_of_nothing() -> None:
+    assert order_text("") == ([], [])
+    assert order_text("\n\n") == (["", ""], [])
+
+
+# -- never raises -----------------------------------------------------------------------
+
+HEADER_LINES = st.sampled_from(
+    [
+        b"From: a@b.org\r\n",
+        b"From: =?utf-8?q?=C3=A9?= <\r\n",
+        b"Reply-To: ,,<>\r\n",
+        b"Subject: =?bogus?x?zz?=\r\n",
+        b"Message-ID: <<>>\r\n",
+        b"Content-Type: multipart/alternative; boundary=X\r\n",
+        b"Content-Type: text/html; charset=utf-16\r\n",
+        b"Content-Type: text/plain; charset*=''%ff\r\n",
+        b"Content-Transfer-Encoding: base64\r\n",
+        b"Content-Transfer-Encoding: quoted-printable\r\n",
+        b"Content-Disposition: attachment\r\n",
+        b"References: <a@b> <c\r\n",
+        b"\r\n",
+        b"--X\r\n",
+        b"--X--\r\n",
+        b"\xff\xfe\r\n",
+        b" folded\r\n",
+    ]
+)
+
+
+@FAST
+@given(st.lists(st.one_of(HEADER_LINES, st.binary(max_size=40)), max_size=30))
+def test_decode_never_raises_on_mail_like_bytes(parts: list[bytes]) -> None:
+    mail = decode(b"".join(parts))
+    for value in (mail.message_id, mail.sender, mail.subject, mail.text):
+        value.encode("utf-8")
+    assert "\n" not in mail.subject
+    order_text(mail.text)
+
+
+@FAST
+@given(st.binary(max_size=500))
+def test_decode_never_raises_on_bytes(raw: bytes) -> None:
+    assert isinstance(decode(raw), IncomingMail)
+
+
+@FAST
+@given(st.text(max_size=300))
+def test_html_and_order_text_never_raise(text: str) -> None:
+    html_to_text(text)
+    kept, dropped = order_text(text)
+    assert len(kept) + len(dropped) == len(text.splitlines())
