@@ -129,3 +129,15 @@ def test_format_then_parse_orders_with_power(case: tuple[Order, PhaseKind]) -> N
 def test_movement_orders_read_without_a_kind(order: Order) -> None:
     assert parse_order(format_order(order, MAP), MAP) == order
     assert parse_order(format_order(order, MAP, short=True), MAP) == order
+
+
+@FAST
+@given(ANY_ORDER)
+def test_short_form_fast_path_agrees_with_the_general_parser(case: tuple[Order, PhaseKind]) -> None:
+    from judge.engine.notation import _fast, _Parser
+
+    order, kind = case
+    text = format_order(order, MAP, short=True)
+    fast = _fast(text, MAP, kind)
+    if fast is not None:
+        assert fast == _Parser(text, text, MAP, kind).parse() == order

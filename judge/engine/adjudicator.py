@@ -98,10 +98,11 @@ def _parse(
     An order given as a value keeps ``""``: :func:`_written` prints it when a message
     needs it (printing every order up front costs more than the rest of its checking).
     """
-    from judge.engine.notation import parse_orders
+    from judge.engine.notation import parse_orders, parse_short
 
     out: list[tuple[str | None, Order, str]] = []
     game_map = position.map
+    kind = position.phase.kind
     powers: dict[str, str | None] = {}
     for power, item in pairs:
         if power is not None:
@@ -113,10 +114,16 @@ def _parse(
                 rejected.append(Rejection(power, str(item), err))
                 continue
             power = canonical
+        if isinstance(item, str):
+            # The canonical short form (what the judge stores) skips the full parser.
+            fast = parse_short(item, game_map, kind)
+            if fast is not None:
+                out.append((power, fast, item.strip()))
+                continue
         if isinstance(item, Order):
             out.append((power, item, ""))
             continue
-        for parsed in parse_orders(item, game_map, position.phase.kind):
+        for parsed in parse_orders(item, game_map, kind):
             who = power if power is not None else parsed.power
             if parsed.order is None:
                 assert parsed.error is not None

@@ -507,6 +507,8 @@ class Map:
         # Query indexes.
         all_locs = [*self.provinces, *(loc for locs in self.coasts.values() for loc in locs)]
         self._province_of: dict[str, str] = {loc: it(loc.split("/", 1)[0]) for loc in all_locs}
+        #: Every canonical location key, mapped to its interned self (fast exact lookups).
+        self.location_keys: dict[str, str] = {it(loc): it(loc) for loc in all_locs}
         self._location_name: dict[str, str] = {**self.province_name, **coast_names}
 
         def locs_of(kinds: tuple[ProvinceKind, ...]) -> frozenset[str]:

@@ -848,7 +848,92 @@ def _split_power(text: str, game_map: Map, whole: str) -> tuple[str | None, str]
     return power, m.group(2)
 
 
+# The canonical short form (what ``format_order(short=True)`` writes, and what the judge
+# stores) is read by one regular expression instead of the general parser: the judge
+# re-reads every stored order at each deadline, and batch tools send this form.
+_LOC = r"[a-z]{3}(?:/[a-z]{2})?"
+_FAST = re.compile(
+    rf"^(?:(?P<keyword>build|remove) )?(?P<type>[af]) (?P<loc>{_LOC})"
+    rf"(?:(?P<move>-(?P<dest>{_LOC})(?P<via> via convoy)?)|(?P<hold> h)|(?P<disband> d)"
+    rf"|(?P<verb> [sc]) (?P<ttype>[af]) (?P<target>{_LOC})(?:-(?P<tdest>{_LOC}))?)?$"
+)
+_FAST_TYPES = {"a": UnitType.ARMY, "f": UnitType.FLEET}
+
+
+_G = {name: index - 1 for name, index in _FAST.groupindex.items()}
+(_F_KEYWORD, _F_TYPE, _F_LOCG, _F_MOVE, _F_DEST, _F_VIA, _F_HOLD, _F_DISBAND, _F_VERB, _F_TTYPE, _F_TARGET, _F_TDEST) = (
+    _G[n]
+    for n in (
+        "keyword", "type", "loc", "move", "dest", "via", "hold", "disband", "verb", "ttype",
+        "target", "tdest",
+    )
+)  # fmt: skip
+
+
+def parse_short(text: str, game_map: Map, kind: PhaseKind | None = None) -> Order | None:
+    """The order if ``text`` is in the canonical short form (``A par-bur``), else ``None``.
+
+    A fast path for what the judge itself writes; anything else goes to the full parser.
+
+    >>> parse_short("F stp/nc-bar", standard_map())  # doctest: +ELLIPSIS
+    Move(unit_type=<UnitType.FLEET: 'F'>, location='stp/nc', destination='bar', ...)
+    >>> parse_short("Army Paris -> Burgundy", standard_map()) is None
+    True
+    """
+    m = _FAST.match(text.strip().lower())
+    if m is None:
+        return None
+    g = m.groups()
+    known = game_map.location_keys
+    location = known.get(g[_F_LOCG])
+    if location is None:
+        return None
+    unit_type = _FAST_TYPES[g[_F_TYPE]]
+    adjusting = kind is PhaseKind.ADJUSTMENT
+    keyword = g[_F_KEYWORD]
+    if keyword is not None:
+        if not adjusting or g[_F_MOVE] or g[_F_HOLD] or g[_F_DISBAND] or g[_F_VERB]:
+            return None
+        return Build(unit_type, location) if keyword == "build" else Remove(unit_type, location)
+    if adjusting:
+        return None
+    retreating = kind is PhaseKind.RETREAT
+    if g[_F_MOVE]:
+        dest = known.get(g[_F_DEST])
+        if dest is None:
+            return None
+        if retreating:
+            return None if g[_F_VIA] else Retreat(unit_type, location, dest)
+        return Move(unit_type, location, dest, g[_F_VIA] is not None)
+    if g[_F_HOLD]:
+        return None if retreating else Hold(unit_type, location)
+    if g[_F_DISBAND]:
+        return Disband(unit_type, location) if retreating else None
+    verb = g[_F_VERB]
+    if verb is None or retreating:
+        return None
+    target_type = _FAST_TYPES[g[_F_TTYPE]]
+    target = known.get(g[_F_TARGET])
+    written = g[_F_TDEST]
+    dest = known.get(written) if written is not None else None
+    if target is None or (written is not None and dest is None):
+        return None
+    if verb == " c":
+        if dest is None:
+            return None
+        return Convoy(unit_type, location, target_type, target, dest)
+    if dest is None:
+        return SupportHold(unit_type, location, target_type, target)
+    return SupportMove(unit_type, location, target_type, target, dest)
+
+
+_fast = parse_short
+
+
 def _parse_one(text: str, game_map: Map, kind: PhaseKind | None) -> tuple[str | None, Order]:
+    fast = _fast(text.strip(), game_map, kind)
+    if fast is not None:
+        return None, fast
     whole = text.strip()
     body = whole.rstrip(" \t.")
     if not body:
