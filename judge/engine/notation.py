@@ -861,12 +861,12 @@ _FAST_TYPES = {"a": UnitType.ARMY, "f": UnitType.FLEET}
 
 
 _G = {name: index - 1 for name, index in _FAST.groupindex.items()}
-(_F_KEYWORD, _F_TYPE, _F_LOCG, _F_MOVE, _F_DEST, _F_VIA, _F_HOLD, _F_DISBAND, _F_VERB, _F_TTYPE, _F_TARGET, _F_TDEST) = (
+(_F_KEYWORD, _F_TYPE, _F_LOCG, _F_MOVE, _F_DEST, _F_VIA) = (
+    _G[n] for n in ("keyword", "type", "loc", "move", "dest", "via")
+)
+(_F_HOLD, _F_DISBAND, _F_VERB, _F_TTYPE, _F_TARGET, _F_TDEST) = (
     _G[n]
-    for n in (
-        "keyword", "type", "loc", "move", "dest", "via", "hold", "disband", "verb", "ttype",
-        "target", "tdest",
-    )
+    for n in ("hold", "disband", "verb", "ttype", "target", "tdest")
 )  # fmt: skip
 
 
