@@ -1,0 +1,204 @@
+"""The mail command language end to end: each command's effect and reply."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from servicekit import Table, at, started_game
+from sqlalchemy import select
+
+from judge.config import ConfigError
+from judge.db.models import Game, InboundMessage, OrderRecord, Player
+from judge.services.app import App
+from judge.services.games import load_game
+from judge.services.inbound import process_one, receive
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> tuple[App, Table]:
+    return started_game(tmp_path)
+
+
+def reply(table: Table) -> tuple[str, str, str]:
+    rows = table.new_mail()
+    assert len(rows) == 1, [r.subject for r in rows]
+    return rows[0].to_addr, rows[0].subject, rows[0].body
+
+
+def test_list_and_help_without_signing_on(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("stranger@example.net", "LIST\nHELP\n", "2026-11-23 13:00", subject="hello")
+    to, subject, body = reply(table)
+    assert (to, subject) == ("stranger@example.net", "Re: hello")
+    assert "Games on this judge:\n  test01: active, S1901M" in body
+    assert "SIGNON <power initial><game> <password>" in body
+
+
+def test_unknown_game_and_orders_without_sign_on(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("x@example.net", "SIGNON Fnope pw\nA Par-Bur\nhello there\n", "2026-11-23 13:00")
+    _to, _subject, body = reply(table)
+    assert "There is no game called 'nope' on this judge; send LIST for the games." in body
+    assert "> A Par-Bur\nSign on before sending orders" in body
+    assert "These lines were not read as orders or commands:\n> hello there" in body
+
+
+def test_sign_on_from_another_address_copies_the_registered_one(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("alice@elsewhere.example", "SIGNON england@test01 pw-eng\nF Lon-NTH\n",
+               "2026-11-23 13:00")  # fmt: skip
+    rows = table.new_mail()
+    assert [r.to_addr for r in rows] == ["alice@elsewhere.example", "england@example.org"]
+    assert "England: Fleet London -> North Sea." in rows[0].body
+    assert "signed on as England from alice@elsewhere.example" in rows[1].body.replace("\n", " ")
+
+
+def test_later_order_replaces_earlier_and_clear(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nA Par-Pic\n", "2026-11-23 13:00")
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nA Par-Bur\n", "2026-11-23 13:01")
+    rows = table.new_mail()
+    assert "France: Army Paris -> Burgundy." in rows[-1].body
+    assert "Picardy" not in rows[-1].body
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nCLEAR\n", "2026-11-23 13:02")
+    _to, _subject, body = reply(table)
+    assert "Your orders for this phase were cleared." in body
+    assert "France: Army Paris, No Order Processed." in body
+    with app.sessions() as session:
+        raws = [o.raw for o in session.scalars(select(OrderRecord).order_by(OrderRecord.id))]
+        active = session.scalars(select(OrderRecord).where(OrderRecord.active.is_(True))).all()
+    # Every order as received is kept, none is active after CLEAR.
+    assert raws == ["A Par-Pic", "A Par-Bur"] and active == []
+
+
+def test_set_password_address_wait_and_resign(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("turkey@example.org", (
+        "SIGNON Ttest01 pw-tur\nSET PASSWORD new-secret\nSET WAIT\nSET ADDRESS sultan@example.org\n"
+    ), "2026-11-23 13:00")  # fmt: skip
+    _to, _subject, body = reply(table)
+    assert "Password changed." in body and "WAIT set" in body
+    assert "Your address is now sultan@example.org." in body
+    table.send("sultan@example.org", "SIGNON Ttest01 pw-tur\n", "2026-11-23 13:01")
+    assert "Wrong password for Turkey in test01." in reply(table)[2]
+    table.send("sultan@example.org", "SIGNON Ttest01 new-secret\nSET NOWAIT\nRESIGN\n",
+               "2026-11-23 13:02")  # fmt: skip
+    rows = table.new_mail()
+    assert [r.to_addr for r in rows] == ["gm@example.org", "sultan@example.org"]
+    assert rows[0].subject == "Diplomacy game test01: Turkey resigned from test01"
+    with app.sessions() as session:
+        turkey = session.scalars(select(Player).where(Player.power == "Turkey")).one()
+        assert (turkey.status, turkey.wait, turkey.address) == (
+            "resigned",
+            False,
+            "sultan@example.org",
+        )
+
+
+def test_summary_and_history(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("italy@example.org", "SUMMARY test01\nHISTORY test01\n", "2026-11-23 13:00")
+    body = reply(table)[2]
+    assert "Summary of test01, Movement for Spring of 1901:" in body
+    assert "Italy: Army Venice" in body
+    assert "No phase of test01 has been processed yet." in body
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    table.send("italy@example.org", "HISTORY test01\n", "2026-11-26 10:00")
+    assert "Movement results for Spring of 1901.  (test01.001)" in reply(table)[2]
+
+
+def test_game_master_commands(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("gm@example.org", "SIGNON Mtest01 wrong\nPAUSE\n", "2026-11-23 13:00")
+    body = reply(table)[2]
+    assert "Wrong game master password for test01." in body
+    assert "Only the game master can do this" in body
+    table.send("gm@example.org", (
+        "SIGNON Mtest01 gm-secret\nPAUSE\nRESUME\nSET DEADLINE 2026-12-01 18:30\nPROCESS\n"
+    ), "2026-11-23 13:05")  # fmt: skip
+    rows = table.new_mail()
+    results = [r for r in rows if r.subject == "Diplomacy results test01 S1901M"]
+    assert len(results) == 8  # seven players and the game master
+    gm_reply = next(r for r in rows if r.subject.startswith("Re:"))
+    assert "Game test01 paused." in gm_reply.body
+    assert "Game test01 resumed." in gm_reply.body
+    assert "Deadline set to Tue Dec 01 2026 18:30:00 +0000 (Europe/London)." in gm_reply.body
+    assert "Processed S1901M; now F1901M." in gm_reply.body
+    table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nSET DEADLINE tomorrow\n",
+               "2026-11-23 13:06")  # fmt: skip
+    assert "Cannot read the date 'tomorrow': write it as YYYY-MM-DD HH:MM" in reply(table)[2]
+    with app.sessions() as session:
+        assert session.scalars(select(Game)).one().phase == "F1901M"
+
+
+def test_bounces_and_auto_replies_get_no_answer(game: tuple[App, Table]) -> None:
+    app, table = game
+    raw = (
+        b"From: MAILER-DAEMON@example.org\r\nTo: judge@example.org\r\n"
+        b"Return-Path: <>\r\nSubject: Undelivered Mail\r\nMessage-ID: <b1@x>\r\n\r\nSorry\r\n"
+    )
+    ooo = (
+        b"From: england@example.org\r\nTo: judge@example.org\r\nAuto-Submitted: auto-replied\r\n"
+        b"Subject: Out of office\r\nMessage-ID: <b2@x>\r\n\r\nI am away.\r\n"
+    )
+    now = at("2026-11-23 13:00")
+    for message in (raw, ooo):
+        with app.sessions() as session, session.begin():
+            row, _new = receive(session, message, now)
+            inbound_id = row.id
+        assert process_one(app.sessions, app.judge, inbound_id, now) == "ignored"
+    assert table.new_mail() == []
+    with app.sessions() as session:
+        reasons = [r.reason or "" for r in session.scalars(select(InboundMessage))]
+    assert reasons[0].startswith("bounce") and reasons[1].startswith("auto-submitted")
+
+
+def test_same_message_twice_is_stored_and_answered_once(game: tuple[App, Table]) -> None:
+    app, table = game
+    raw = (
+        b"From: england@example.org\r\nTo: judge@example.org\r\nSubject: o\r\n"
+        b"Message-ID: <dup@x>\r\n\r\nSIGNON Etest01 pw-eng\r\nF Lon-NTH\r\n"
+    )
+    now = at("2026-11-23 13:00")
+    for _ in range(2):
+        with app.sessions() as session, session.begin():
+            row, _new = receive(session, raw, now)
+            inbound_id = row.id
+        process_one(app.sessions, app.judge, inbound_id, now)
+    assert len(table.new_mail()) == 1
+
+
+def test_a_failure_parks_the_message_and_keeps_it(
+    game: tuple[App, Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, table = game
+    import judge.services.inbound as inbound
+
+    def broken(*_args: object) -> None:
+        raise RuntimeError("disk on fire")
+
+    monkeypatch.setattr(inbound, "handle", broken)
+    assert table.send("england@example.org", "SIGNON Etest01 pw-eng\n", "2026-11-23 13:00") == (
+        "failed"
+    )
+    with app.sessions() as session:
+        row = session.scalars(select(InboundMessage)).one()
+        assert row.reason == "RuntimeError: disk on fire"
+        assert b"SIGNON Etest01 pw-eng" in row.raw
+    monkeypatch.undo()
+    assert process_one(app.sessions, app.judge, row.id, at("2026-11-23 13:05")) == "done"
+    assert len(table.new_mail()) == 1
+
+
+def test_bad_game_file_names_the_key_and_changes_nothing(tmp_path: Path) -> None:
+    app, _table = started_game(tmp_path)
+    bad = tmp_path / "test01.toml"
+    bad.write_text(bad.read_text().replace('timezone = "Europe/London"', 'timezone = "Mars/Base"'))
+    with app.sessions() as session, session.begin(), pytest.raises(ConfigError) as err:
+        load_game(session, app.judge, bad, at("2026-11-24 10:00"))
+    assert str(err.value).startswith(f"{bad}: [game] timezone: unknown time zone 'Mars/Base'")
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert game.settings["timezone"] == "Europe/London"
