@@ -27,8 +27,9 @@ def judge(
 def test_a_game_master_runs_a_game_from_the_command_line(tmp_path: Path) -> None:
     config = tmp_path / "config" / "judge.toml"
     config.parent.mkdir()
+    var = tmp_path / "var"
     config.write_text(
-        f'[judge]\nname = "CLIJUDGE"\naddress = "judge@example.org"\nvar_dir = "{tmp_path / "var"}"\n'
+        f'[judge]\nname = "CLIJUDGE"\naddress = "judge@example.org"\nvar_dir = "{var}"\n'
     )
     game_file = tmp_path / "config" / "test01.toml"
     game_file.write_text(GAME_FILE)
