@@ -202,3 +202,18 @@ def test_bad_game_file_names_the_key_and_changes_nothing(tmp_path: Path) -> None
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         assert game.settings["timezone"] == "Europe/London"
+
+
+def test_autostart_when_the_file_names_all_seven_players(tmp_path: Path) -> None:
+    from servicekit import GAME_FILE, make_app
+
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'judge.db'}")
+    path = tmp_path / "auto.toml"
+    path.write_text(GAME_FILE.replace('rules = "2023"', 'rules = "2023"\nstart = "auto"'))
+    with app.sessions() as session, session.begin():
+        report = load_game(session, app.judge, path, at("2026-11-23 12:00"))
+    assert report.started and report.changes[-1] == "started the game"
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert (game.status, game.phase) == ("active", "S1901M")
+    assert len(Table(app).new_mail()) == 7
