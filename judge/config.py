@@ -6,6 +6,7 @@ Both are TOML.  Every key has a documented default; a bad file raises
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
@@ -38,6 +39,58 @@ def _zone(value: object, where: str) -> str:
 
 
 @dataclass(frozen=True)
+class ImapSettings:
+    """``[imap]``: the mailbox the judge reads (absent: the embedded SMTP server listens).
+
+    ``security``: ``tls`` (IMAPS, port 993), ``starttls`` (port 143) or ``none`` (tests);
+    ``after``: what to do with a stored message: ``flag`` (a ``$JudgeStored`` keyword),
+    ``seen`` (mark it read) or ``move`` (to ``move_to``); ``poll_seconds``: the polling
+    interval when the server has no IDLE; ``idle_seconds``: how long one IDLE lasts before
+    it is renewed (servers drop idle connections after 30 minutes); ``ca_file``: a CA
+    bundle to trust besides the system's.
+    """
+
+    host: str
+    port: int = 993
+    security: str = "tls"
+    username: str = ""
+    password: str = ""
+    folder: str = "INBOX"
+    after: str = "flag"
+    move_to: str = "Judge/Processed"
+    poll_seconds: float = 60.0
+    idle_seconds: float = 1500.0
+    ca_file: str = ""
+
+
+@dataclass(frozen=True)
+class SmtpSettings:
+    """``[smtp]``: the relay the judge sends through (absent: local Maildirs under var/mail).
+
+    ``security``: ``starttls`` (port 587), ``tls`` (implicit TLS, port 465) or ``none``;
+    ``max_attempts``: transient failures are retried with growing delays up to this many
+    tries, then the message is given up and the game master told.
+    """
+
+    host: str
+    port: int = 587
+    security: str = "starttls"
+    username: str = ""
+    password: str = ""
+    ca_file: str = ""
+    timeout: float = 30.0
+    max_attempts: int = 8
+
+
+@dataclass(frozen=True)
+class InboundSmtpSettings:
+    """``[inbound]``: the embedded SMTP server used when there is no ``[imap]``."""
+
+    host: str = "127.0.0.1"
+    port: int = 2525
+
+
+@dataclass(frozen=True)
 class JudgeSettings:
     """Settings of the judge itself (``config/judge.toml``).
 
@@ -55,6 +108,11 @@ class JudgeSettings:
     database_url: str = ""
     timezone: str = "UTC"
     max_message_bytes: int = 1_000_000
+    #: Replies to one sender per hour, at most (a last defence against mail loops).
+    replies_per_hour: int = 30
+    imap: ImapSettings | None = None
+    smtp: SmtpSettings | None = None
+    inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
 
     @property
     def url(self) -> str:
@@ -70,7 +128,16 @@ def load_settings(path: Path | None) -> JudgeSettings:
     judge = data.get("judge", {})
     if not isinstance(judge, dict):
         raise ConfigError(f"{path}: [judge] must be a table")
-    known = {"name", "address", "var_dir", "database_url", "timezone", "max_message_bytes"}
+    for table in data:
+        if table not in ("judge", "imap", "smtp", "inbound"):
+            raise ConfigError(
+                f"{path}: [{table}]: unknown table; the settings file has [judge], [imap], "
+                "[smtp] and [inbound]"
+            )
+    known = {
+        "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
+        "replies_per_hour",
+    }  # fmt: skip
     for key in judge:
         if key not in known:
             raise ConfigError(f"{path}: [judge] {key}: unknown key; known keys: {sorted(known)}")
@@ -82,8 +149,59 @@ def load_settings(path: Path | None) -> JudgeSettings:
         var_dir=var_dir if var_dir.is_absolute() else base / var_dir,
         database_url=str(judge.get("database_url", "")),
         timezone=_zone(judge.get("timezone", "UTC"), f"{path}: [judge] timezone"),
-        max_message_bytes=int(judge.get("max_message_bytes", 1_000_000)),
+        max_message_bytes=_int(judge, "max_message_bytes", 1_000_000, f"{path}: [judge]"),
+        replies_per_hour=_int(judge, "replies_per_hour", 30, f"{path}: [judge]"),
+        imap=_section(data, "imap", ImapSettings, path),
+        smtp=_section(data, "smtp", SmtpSettings, path),
+        inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
     )
+
+
+def _int(table: dict[str, Any], key: str, default: int, where: str) -> int:
+    value = table.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
+        raise ConfigError(f"{where} {key}: expected a positive whole number, got {value!r}")
+    return value
+
+
+_CHOICES = {
+    ("imap", "security"): ("tls", "starttls", "none"),
+    ("imap", "after"): ("flag", "seen", "move"),
+    ("smtp", "security"): ("starttls", "tls", "none"),
+}
+
+
+def _section(data: dict[str, Any], name: str, kind: Any, path: Path) -> Any:
+    """A settings dataclass from table ``[name]``, every key checked against its type."""
+    table = data.get(name)
+    if table is None:
+        return None
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [{name}] must be a table")
+    fields = {f.name: f for f in dataclasses.fields(kind)}
+    values: dict[str, Any] = {}
+    for key, value in table.items():
+        spec = fields.get(key)
+        if spec is None:
+            raise ConfigError(f"{path}: [{name}] {key}: unknown key; known keys: {sorted(fields)}")
+        wanted: type | tuple[type, ...] = {"str": str, "int": int, "float": (int, float)}[
+            str(spec.type)
+        ]
+        if not isinstance(value, wanted) or isinstance(value, bool):
+            raise ConfigError(f"{path}: [{name}] {key}: expected {spec.type}, got {value!r}")
+        choices = _CHOICES.get((name, key))
+        if choices and value not in choices:
+            raise ConfigError(f"{path}: [{name}] {key}: use one of {', '.join(choices)}")
+        values[key] = float(value) if spec.type == "float" else value
+    required = [
+        f.name
+        for f in fields.values()
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+    for key in required:
+        if key not in values:
+            raise ConfigError(f'{path}: [{name}] {key}: required (e.g. {key} = "mail.example.org")')
+    return kind(**values)
 
 
 def _read_toml(path: Path) -> dict[str, Any]:
