@@ -164,6 +164,11 @@ def _int(table: dict[str, Any], key: str, default: int, where: str) -> int:
     return value
 
 
+_TYPES_BY_NAME: dict[str, type | tuple[type, ...]] = {
+    "str": str,
+    "int": int,
+    "float": (int, float),
+}
 _CHOICES = {
     ("imap", "security"): ("tls", "starttls", "none"),
     ("imap", "after"): ("flag", "seen", "move"),
@@ -184,15 +189,13 @@ def _section(data: dict[str, Any], name: str, kind: Any, path: Path) -> Any:
         spec = fields.get(key)
         if spec is None:
             raise ConfigError(f"{path}: [{name}] {key}: unknown key; known keys: {sorted(fields)}")
-        wanted: type | tuple[type, ...] = {"str": str, "int": int, "float": (int, float)}[
-            str(spec.type)
-        ]
+        wanted = _TYPES_BY_NAME[str(spec.type)]
         if not isinstance(value, wanted) or isinstance(value, bool):
             raise ConfigError(f"{path}: [{name}] {key}: expected {spec.type}, got {value!r}")
         choices = _CHOICES.get((name, key))
         if choices and value not in choices:
             raise ConfigError(f"{path}: [{name}] {key}: use one of {', '.join(choices)}")
-        values[key] = float(value) if spec.type == "float" else value
+        values[key] = float(value) if spec.type == "float" and isinstance(value, int) else value
     required = [
         f.name
         for f in fields.values()
