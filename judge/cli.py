@@ -210,6 +210,47 @@ def cmd_outbox(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_serve(args: argparse.Namespace) -> int:
+    """``judge serve``: receive, process and send mail until SIGTERM or Ctrl-C."""
+    import logging
+    import signal
+
+    from judge.config import ConfigError
+    from judge.services.serve import Server
+
+    logging.basicConfig(
+        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
+    )
+    try:
+        app = _app(args)
+    except ConfigError as err:
+        print(f"judge serve: {err}", file=sys.stderr)
+        return 2
+    server = Server(app)
+    try:
+        server.start()
+    except OSError as err:
+        print(f"judge serve: cannot start: {err}", file=sys.stderr)
+        return 2
+    settings = app.judge.settings
+    if settings.imap is None:
+        print(
+            f"judge serve: receiving mail for {settings.address} by SMTP on "
+            f"{settings.inbound.host}:{settings.inbound.port}; replies go to "
+            + (f"{settings.smtp.host}" if settings.smtp else f"{settings.var_dir / 'mail'}"),
+            flush=True,
+        )
+
+    def stop(signum: int, _frame: object) -> None:
+        server.stopping.set()
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    server.wait()
+    server.stop()
+    return 0
+
+
 def _deliver(app: App) -> None:
     from judge.services.outbox import deliver_pending
 
@@ -255,6 +296,9 @@ def build_parser() -> argparse.ArgumentParser:
     inject = sub.add_parser("inject", help="push one raw email file through the judge")
     inject.add_argument("file")
     inject.set_defaults(func=cmd_inject)
+
+    serve = sub.add_parser("serve", help="run the judge: mail in, deadlines, mail out")
+    serve.set_defaults(func=cmd_serve)
 
     outbox = sub.add_parser("outbox", help="show queued and sent mail")
     outbox.add_argument("--deliver", action="store_true", help="deliver queued mail first")

@@ -1,0 +1,166 @@
+"""The running judge: mail in, processing, deadlines and mail out, in one process.
+
+Each part is a thread with its own loop around a service call; they talk only through
+the database and a few wake-up events, so a crash anywhere loses nothing: whatever was
+stored but not processed, or queued but not sent, is picked up by the next loop (also
+after a restart).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+
+from judge.db.models import Game
+from judge.services.app import App
+from judge.services.games import process_game
+from judge.services.inbound import process_pending, receive
+from judge.services.outbox import Transport, deliver_pending
+
+log = logging.getLogger("judge.serve")
+
+
+def utcnow() -> datetime:
+    """The real clock (tests pass their own)."""
+    return datetime.now(UTC)
+
+
+class Server:
+    """``judge serve``: start() the parts, stop() them cleanly (SIGTERM calls stop)."""
+
+    def __init__(
+        self,
+        app: App,
+        *,
+        clock: Callable[[], datetime] = utcnow,
+        tick: float = 1.0,
+        transport: Transport | None = None,
+    ) -> None:
+        self.app = app
+        self.clock = clock
+        self.tick = tick
+        self.stopping = threading.Event()
+        self.inbox_ready = threading.Event()
+        self.outbox_ready = threading.Event()
+        self.threads: list[threading.Thread] = []
+        self.transport = transport or self._transport()
+        self.inbound: object | None = None
+        self.errors = 0
+
+    def _transport(self) -> Transport:
+        settings = self.app.judge.settings
+        if settings.smtp is None:
+            return self.app.transport
+        from judge.mail.smtp_out import SmtpTransport
+
+        return SmtpTransport(settings.smtp)
+
+    # -- storing ------------------------------------------------------------------
+
+    def store(self, raw: bytes) -> None:
+        """Commit one raw message to the inbound table (deduplicated by Message-ID)."""
+        with self.app.sessions() as session, session.begin():
+            row, new = receive(session, raw, self.clock())
+            log.info(
+                "stored %s from %s%s", row.message_id, row.sender or "?", "" if new else " (again)"
+            )
+        self.inbox_ready.set()
+
+    # -- the loops ----------------------------------------------------------------
+
+    def _loop(self, name: str, event: threading.Event | None, work: Callable[[], None]) -> None:
+        while not self.stopping.is_set():
+            try:
+                work()
+            except Exception:
+                # Log and carry on: the work is in the database and will be retried.
+                self.errors += 1
+                log.exception("%s failed; retrying", name)
+            if event is not None:
+                event.wait(self.tick)
+                event.clear()
+            else:
+                self.stopping.wait(self.tick)
+
+    def _process_inbox(self) -> None:
+        if process_pending(self.app.sessions, self.app.judge, self.clock):
+            self.outbox_ready.set()
+
+    def _send(self) -> None:
+        sent = deliver_pending(self.app.sessions, self.app.judge, self.transport, self.clock)
+        if sent:
+            log.info("sent %d message(s)", sent)
+
+    def _deadlines(self) -> None:
+        now = self.clock()
+        with self.app.sessions() as session:
+            due = [
+                (g.name, g.phase)
+                for g in session.scalars(
+                    select(Game).where(Game.status == "active", Game.deadline <= now)
+                )
+            ]
+        for name, phase in due:
+            with self.app.sessions() as session, session.begin():
+                outcome = process_game(session, self.app.judge, name, now, phase=phase)
+            if outcome is not None:
+                log.info("processed %s %s", name, phase)
+                self.outbox_ready.set()
+
+    # -- start and stop -----------------------------------------------------------
+
+    def start(self) -> None:
+        """Start receiving, processing and sending."""
+        settings = self.app.judge.settings
+        if settings.imap is not None:
+            from judge.mail.imap import ImapInbox
+
+            inbox = ImapInbox(
+                settings.imap, self.store, stop=self.stopping, on_stored=self.inbox_ready.set
+            )
+            self.inbound = inbox
+            self._thread("imap", inbox.run)
+        else:
+            from judge.mail.smtp_in import InboundHandler, InboundServer
+
+            handler = InboundHandler(self.store, {settings.address})
+            server = InboundServer(
+                handler, settings.inbound.host, settings.inbound.port, settings.max_message_bytes
+            )
+            server.start()
+            self.inbound = server
+        self._thread("inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox))
+        self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
+        self._thread("deadlines", lambda: self._loop("deadlines", None, self._deadlines))
+        log.info("judge %s serving as %s", settings.name, settings.address)
+
+    def _thread(self, name: str, target: Callable[[], None]) -> None:
+        thread = threading.Thread(target=target, name=f"judge-{name}", daemon=True)
+        thread.start()
+        self.threads.append(thread)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stop every part; the transaction in progress in each finishes first."""
+        log.info("stopping")
+        self.stopping.set()
+        self.inbox_ready.set()
+        self.outbox_ready.set()
+        from judge.mail.smtp_in import InboundServer
+
+        if isinstance(self.inbound, InboundServer):
+            self.inbound.stop()
+        for thread in self.threads:
+            thread.join(timeout)
+        close = getattr(self.transport, "close", None)
+        if callable(close):
+            close()
+        log.info("stopped")
+
+    def wait(self) -> None:
+        """Block until stop() is called (the command line's main thread)."""
+        while not self.stopping.wait(0.5):
+            pass

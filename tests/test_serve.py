@@ -1,0 +1,172 @@
+"""``judge serve`` on its embedded defaults: a real SMTP conversation in, replies out to the
+local Maildirs, deadlines processed, a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import smtplib
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import pytest
+from servicekit import GAME_FILE, at, make_app
+from sqlalchemy import select
+
+from judge.config import InboundSmtpSettings
+from judge.db.models import Game, InboundMessage, OutboundMessage
+from judge.services.app import App
+from judge.services.games import load_game, start_game
+from judge.services.serve import Server
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if check():
+            return
+        time.sleep(0.05)
+    raise AssertionError("timed out")
+
+
+class Clock:
+    def __init__(self, start: datetime) -> None:
+        self.now = start
+
+    def __call__(self) -> datetime:
+        return self.now
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[App, Server, Clock, int]]:
+    import dataclasses
+
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'judge.db'}")
+    port = free_port()
+    app.judge.settings = dataclasses.replace(
+        app.judge.settings, inbound=InboundSmtpSettings("127.0.0.1", port)
+    )
+    path = tmp_path / "test01.toml"
+    path.write_text(GAME_FILE)
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, at("2026-11-23 12:00"))
+        start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
+    clock = Clock(at("2026-11-23 13:00"))
+    server = Server(app, clock=clock, tick=0.1)
+    server.start()
+    yield app, server, clock, port
+    server.stop()
+
+
+def maildir(app: App, address: str) -> list[str]:
+    folder = app.judge.settings.var_dir / "mail" / address / "new"
+    return [p.read_text() for p in sorted(folder.iterdir())] if folder.exists() else []
+
+
+def send(port: int, sender: str, body: str, *, envelope_from: str | None = None) -> None:
+    message = (
+        f"From: {sender}\r\nTo: judge@example.org\r\nSubject: orders\r\n"
+        f"Message-ID: <{time.monotonic_ns()}@players.example>\r\n\r\n{body}"
+    )
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail(
+            envelope_from if envelope_from is not None else sender,
+            ["judge@example.org"],
+            message.encode(),
+        )
+
+
+def test_orders_by_smtp_get_a_reply_in_the_maildir(served: tuple[App, Server, Clock, int]) -> None:
+    app, _server, _clock, port = served
+    send(port, "england@example.org", "SIGNON Etest01 pw-eng\r\nF Lon-NTH\r\n")
+    wait_for(lambda: any("Subject: Re: orders" in m for m in maildir(app, "england@example.org")))
+    reply = next(m for m in maildir(app, "england@example.org") if "Subject: Re: orders" in m)
+    assert "England: Fleet London -> North Sea." in reply
+    assert "Auto-Submitted: auto-replied" in reply and "X-Loop: judge@example.org" in reply
+
+
+def test_other_recipients_are_refused(served: tuple[App, Server, Clock, int]) -> None:
+    _app, _server, _clock, port = served
+    with (
+        smtplib.SMTP("127.0.0.1", port, timeout=10) as client,
+        pytest.raises(smtplib.SMTPRecipientsRefused) as err,
+    ):
+        client.sendmail("x@example.net", ["someone@elsewhere.example"], b"Subject: x\r\n\r\nx")
+    assert err.value.recipients["someone@elsewhere.example"][0] == 550
+
+
+def test_a_bounce_is_stored_and_never_answered(served: tuple[App, Server, Clock, int]) -> None:
+    app, _server, _clock, port = served
+    send(port, "mailer-daemon@example.org", "Delivery failed", envelope_from="")
+
+    def ignored() -> bool:
+        with app.sessions() as session:
+            return session.scalars(select(InboundMessage.state)).all() == ["ignored"]
+
+    wait_for(ignored)
+    with app.sessions() as session:
+        row = session.scalars(select(InboundMessage)).one()
+        assert row.raw.startswith(b"Return-Path: <>\r\n")
+        kinds = set(session.scalars(select(OutboundMessage.kind)))
+    assert kinds == {"gamestart"}
+
+
+def test_deadline_passes_and_the_phase_is_processed(
+    served: tuple[App, Server, Clock, int],
+) -> None:
+    app, _server, clock, _port = served
+    clock.now = at("2026-11-25 20:00") + timedelta(seconds=1)
+
+    def processed() -> bool:
+        with app.sessions() as session:
+            return session.scalars(select(Game.phase)).one() == "F1901M"
+
+    wait_for(processed)
+    wait_for(
+        lambda: any("Movement results for Spring" in m for m in maildir(app, "gm@example.org"))
+    )
+
+
+def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
+    import signal
+
+    port = free_port()
+    config = tmp_path / "config" / "judge.toml"
+    config.parent.mkdir()
+    config.write_text(
+        f'[judge]\naddress = "judge@example.org"\nvar_dir = "{tmp_path / "var"}"\n'
+        f"[inbound]\nport = {port}\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "judge.cli", "--config", str(config), "serve"],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert process.stdout is not None
+        line = process.stdout.readline()
+        assert line.startswith(
+            f"judge serve: receiving mail for judge@example.org by SMTP on 127.0.0.1:{port}"
+        )
+        send(port, "someone@example.net", "HELP\r\n")
+        folder = tmp_path / "var" / "mail" / "someone@example.net" / "new"
+        wait_for(lambda: folder.exists() and any(folder.iterdir()))
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+    finally:
+        if process.poll() is None:
+            process.kill()
