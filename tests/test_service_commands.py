@@ -217,3 +217,31 @@ def test_autostart_when_the_file_names_all_seven_players(tmp_path: Path) -> None
         game = session.scalars(select(Game)).one()
         assert (game.status, game.phase) == ("active", "S1901M")
     assert len(Table(app).new_mail()) == 7
+
+
+def test_replies_per_sender_are_rate_limited(tmp_path: Path) -> None:
+    import dataclasses
+
+    app, table = started_game(tmp_path)
+    app.judge.settings = dataclasses.replace(app.judge.settings, replies_per_hour=3)
+    for minute in range(5):
+        table.send("robot@example.net", "HELP\n", f"2026-11-23 13:0{minute}")
+    assert len(table.new_mail()) == 3
+    with app.sessions() as session:
+        rows = session.scalars(select(InboundMessage).order_by(InboundMessage.id)).all()
+    assert [r.state for r in rows] == ["done"] * 5
+    assert rows[-1].reason == "rate limit: more than 3 replies an hour"
+    # An hour later the sender is answered again.
+    table.send("robot@example.net", "HELP\n", "2026-11-23 14:10")
+    assert len(table.new_mail()) == 1
+
+
+def test_oversized_message_gets_a_polite_refusal(tmp_path: Path) -> None:
+    import dataclasses
+
+    app, table = started_game(tmp_path)
+    app.judge.settings = dataclasses.replace(app.judge.settings, max_message_bytes=2000)
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\n" + "x" * 5000, "2026-11-23 13:00")
+    _to, subject, body = reply(table)
+    assert subject == "Re: orders"
+    assert "is larger than this judge reads (2,000 bytes)" in body

@@ -13,13 +13,20 @@ import hashlib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
-from sqlalchemy import select, update
+from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import Command, parse_commands
-from judge.db.models import Game, InboundMessage, OrderRecord, PhaseRecord, Player
+from judge.db.models import (
+    Game,
+    InboundMessage,
+    OrderRecord,
+    OutboundMessage,
+    PhaseRecord,
+    Player,
+)
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
@@ -162,7 +169,13 @@ _ORDER_WORDS = {
 
 def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -> None:
     """Read one stored message and queue its reply (the caller holds the transaction)."""
-    mail = decode(row.raw)
+    raw = row.raw
+    if len(raw) > judge.settings.max_message_bytes:
+        # Only the header is needed to refuse politely; decoding megabytes is not.
+        end = raw.find(b"\r\n\r\n", 0, 262144)
+        end = raw.find(b"\n\n", 0, 262144) if end < 0 else end
+        raw = raw[: end if end > 0 else 262144] + b"\r\n\r\n"
+    mail = decode(raw)
     reason = refuse_reason(
         mail,
         len(row.raw),
@@ -190,8 +203,26 @@ def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -
     conversation = _Conversation(session, judge, mail, now)
     for command in commands:
         conversation.run(command)
-    conversation.finish(row)
+    if _rate_limited(session, judge, mail.sender, now):
+        # The commands were carried out; only the answer is held back, as a last defence
+        # against a mail loop with a robot the header rules did not recognise.
+        row.reason = f"rate limit: more than {judge.settings.replies_per_hour} replies an hour"
+    else:
+        conversation.finish(row)
     row.state = "done"
+
+
+def _rate_limited(session: Session, judge: Judge, address: str, now: datetime) -> bool:
+    """Whether ``address`` already had its ration of replies in the last hour."""
+    since = now - timedelta(hours=1)
+    count = session.scalar(
+        select(func.count(OutboundMessage.id)).where(
+            OutboundMessage.to_addr == address,
+            OutboundMessage.kind.in_(("confirm", "reply")),
+            OutboundMessage.created_at >= since,
+        )
+    )
+    return (count or 0) >= judge.settings.replies_per_hour
 
 
 class _Conversation:
