@@ -227,11 +227,23 @@ PRESS_KINDS = ("none", "white", "grey", "fake")
 
 @dataclass(frozen=True)
 class Deadline:
-    """How a phase type's deadline is set: ``hours`` after the phase starts, then moved
-    forward to the next ``at`` time of day when one is given."""
+    """How a phase type's deadline is set.
+
+    ``hours`` after the phase starts, then moved forward to the next ``at`` time of day
+    (when given) that falls on one of ``days`` (weekday numbers, Monday = 0; default every
+    day), all in the game's time zone.  ``grace`` hours after the deadline late orders
+    are still taken before the phase is processed without them; ``early`` minutes after
+    the last required order is in (and nobody has SET WAIT) the phase is processed early;
+    ``remind`` hours before the deadline players who still owe orders are reminded
+    (0: no reminder).
+    """
 
     hours: float
     at: str | None = None
+    days: tuple[int, ...] = (0, 1, 2, 3, 4, 5, 6)
+    grace: float = 0.0
+    early: float = 10.0
+    remind: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -266,7 +278,17 @@ class GameConfig:
             "press": self.press,
             "timezone": self.timezone,
             "autostart": self.autostart,
-            "deadlines": {k: {"hours": d.hours, "at": d.at} for k, d in self.deadlines.items()},
+            "deadlines": {
+                k: {
+                    "hours": d.hours,
+                    "at": d.at,
+                    "days": list(d.days),
+                    "grace": d.grace,
+                    "early": d.early,
+                    "remind": d.remind,
+                }
+                for k, d in self.deadlines.items()
+            },
         }
 
 
@@ -456,25 +478,49 @@ def load_game_config(path: Path) -> GameConfig:
     )
 
 
+_DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+
+
 def _deadline(value: object, where: str) -> Deadline:
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        hours, at = float(value), None
-    elif isinstance(value, dict):
-        unknown = set(value) - {"hours", "at"}
-        if unknown:
-            raise ConfigError(f"{where}: unknown key {sorted(unknown)[0]!r}; use hours and at")
-        hours_value = value.get("hours")
-        if not isinstance(hours_value, (int, float)) or isinstance(hours_value, bool):
-            raise ConfigError(f"{where}: hours: expected a number of hours, e.g. 48")
-        hours = float(hours_value)
-        at = value.get("at")
-        if at is not None and (not isinstance(at, str) or not _TIME.match(at)):
-            raise ConfigError(f'{where}: at: expected a time of day "HH:MM", got {at!r}')
-    else:
+        value = {"hours": value}
+    if not isinstance(value, dict):
         raise ConfigError(f'{where}: expected a number of hours or {{ hours = 48, at = "20:00" }}')
-    if not 0 < hours <= 24 * 60:
+    known = {"hours", "at", "days", "grace", "early", "remind"}
+    unknown = set(value) - known
+    if unknown:
+        raise ConfigError(
+            f"{where}: unknown key {sorted(unknown)[0]!r}; use {', '.join(sorted(known))}"
+        )
+
+    def number(key: str, default: float, low: float, high: float, unit: str) -> float:
+        got = value.get(key, default)
+        if not isinstance(got, (int, float)) or isinstance(got, bool) or not low <= got <= high:
+            raise ConfigError(f"{where}: {key}: expected {unit} from {low:g} to {high:g}")
+        return float(got)
+
+    hours = number("hours", 48.0, 0.0, 24 * 60, "a number of hours")
+    if hours <= 0:
         raise ConfigError(f"{where}: hours must be more than 0 and at most 1440")
-    return Deadline(hours, at)
+    at = value.get("at")
+    if at is not None and (not isinstance(at, str) or not _TIME.match(at)):
+        raise ConfigError(f'{where}: at: expected a time of day "HH:MM", got {at!r}')
+    days_value = value.get("days", list(_DAYS))
+    if (
+        not isinstance(days_value, list)
+        or not days_value
+        or any(not isinstance(d, str) or d.lower()[:3] not in _DAYS for d in days_value)
+    ):
+        raise ConfigError(f'{where}: days: expected weekdays such as ["mon", "wed", "fri"]')
+    days = tuple(sorted({_DAYS.index(d.lower()[:3]) for d in days_value}))
+    return Deadline(
+        hours,
+        at,
+        days,
+        grace=number("grace", 0.0, 0.0, 24 * 14, "hours"),
+        early=number("early", 10.0, 0.0, 24 * 60, "minutes"),
+        remind=number("remind", 0.0, 0.0, 24 * 14, "hours"),
+    )
 
 
 def _address(value: object, where: str) -> str:

@@ -28,14 +28,23 @@ def next_deadline(now: datetime, kind: PhaseKind, settings: dict[str, Any]) -> d
     spec = settings.get("deadlines", {}).get(key, {})
     hours = float(spec.get("hours", _DEFAULT_HOURS[key]))
     zone = ZoneInfo(settings.get("timezone", "UTC"))
+    days = set(spec.get("days", range(7))) or set(range(7))
     due = (now + timedelta(hours=hours)).astimezone(zone)
     at = spec.get("at")
     if at:
         hh, mm = (int(x) for x in at.split(":"))
-        candidate = datetime.combine(due.date(), time(hh, mm), tzinfo=zone)
-        if candidate < due:
-            candidate = datetime.combine(due.date() + timedelta(days=1), time(hh, mm), tzinfo=zone)
-        due = candidate
+        wall = time(hh, mm)
+    else:
+        wall = due.timetz().replace(tzinfo=None)
+    # The first allowed day, on or after the due date, whose wall-clock time is not
+    # before the due time.  Built from the date and the wall clock in the zone, so a
+    # daylight-saving change keeps "20:00" at 20:00.
+    for offset in range(8):
+        day = due.date() + timedelta(days=offset)
+        candidate = datetime.combine(day, wall, tzinfo=zone)
+        if candidate >= due.replace(microsecond=0) - timedelta(seconds=1) and day.weekday() in days:
+            due = candidate
+            break
     return due.astimezone(ZoneInfo("UTC")).replace(microsecond=0)
 
 
