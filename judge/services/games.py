@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.config import GameConfig, load_game_config, rules_from_dict, rules_to_dict
@@ -349,3 +349,91 @@ def game_summary(session: Session, game: Game) -> dict[str, Any]:
         "deadline": format_deadline(game.deadline, game_zone(game)) if game.deadline else None,
         "players": {p.power: p.status for p in sorted(players, key=lambda p: p.power)},
     }
+
+
+# -- when a phase is due ----------------------------------------------------------------
+
+
+def orders_complete(session: Session, game: Game) -> bool:
+    """Whether every power that has something to do this phase has ordered all of it."""
+    position = current_position(session, game)
+    counts: dict[str, int] = {}
+    ordered: dict[str, set[str]] = {}
+    rows = session.execute(
+        select(Player.power, OrderRecord.unit)
+        .join(Player, OrderRecord.player_id == Player.id)
+        .where(
+            OrderRecord.game_id == game.id,
+            OrderRecord.seq == game.seq,
+            OrderRecord.active.is_(True),
+            OrderRecord.canonical.is_not(None),
+        )
+    )
+    for power, unit in rows:
+        counts[power] = counts.get(power, 0) + 1
+        ordered.setdefault(power, set()).add(unit or "")
+    kind = position.phase.kind.value
+    for power in position.map.powers:
+        if kind == "M":
+            needed = {u.province for u in position.units.values() if u.power == power}
+        elif kind == "R":
+            needed = {d.unit.province for d in position.dislodged.values() if d.unit.power == power}
+        else:
+            owed = position.adjustment(power)
+            if owed < 0 and counts.get(power, 0) < -owed:
+                return False
+            if owed > 0 and counts.get(power, 0) < min(owed, _build_places(position, game, power)):
+                return False
+            continue
+        if not needed <= ordered.get(power, set()):
+            return False
+    return True
+
+
+def _build_places(position: Position, game: Game, power: str) -> int:
+    anywhere = bool((game.rules or {}).get("build_anywhere", False))
+    homes = position.map.home_centres.get(power, frozenset())
+    return sum(
+        1
+        for centre, owner in position.centres.items()
+        if owner == power and centre not in position.units and (anywhere or centre in homes)
+    )
+
+
+def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
+    """Games whose current phase should be processed now: the deadline (plus grace) has
+    passed, or every order is in, nobody has SET WAIT, and the early delay has run."""
+    due: list[tuple[str, str]] = []
+    for game in session.scalars(select(Game).where(Game.status == "active")):
+        if game.phase is None:
+            continue
+        spec = _phase_spec(game)
+        if game.deadline is not None and now >= game.deadline + timedelta(
+            hours=float(spec.get("grace", 0.0))
+        ):
+            due.append((game.name, game.phase))
+            continue
+        waiting = session.scalar(
+            select(Player.id).where(
+                Player.game_id == game.id, Player.wait.is_(True), Player.status == "active"
+            )
+        )
+        if waiting is not None:
+            continue
+        last = session.scalar(
+            select(func.max(OrderRecord.created_at)).where(
+                OrderRecord.game_id == game.id, OrderRecord.seq == game.seq
+            )
+        )
+        if last is None and game.deadline is not None:
+            continue
+        early = timedelta(minutes=float(spec.get("early", 10.0)))
+        if (last is None or now >= last + early) and orders_complete(session, game):
+            due.append((game.name, game.phase))
+    return due
+
+
+def _phase_spec(game: Game) -> dict[str, Any]:
+    key = {"M": "movement", "R": "retreat", "A": "adjustment"}[(game.phase or "S1901M")[-1]]
+    spec = (game.settings or {}).get("deadlines", {}).get(key, {})
+    return spec if isinstance(spec, dict) else {}

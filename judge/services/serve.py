@@ -13,11 +13,8 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 
-from sqlalchemy import select
-
-from judge.db.models import Game
 from judge.services.app import App
-from judge.services.games import process_game
+from judge.services.games import due_games, process_game
 from judge.services.inbound import process_pending, receive
 from judge.services.outbox import Transport, deliver_pending
 
@@ -98,12 +95,7 @@ class Server:
     def _deadlines(self) -> None:
         now = self.clock()
         with self.app.sessions() as session:
-            due = [
-                (g.name, g.phase)
-                for g in session.scalars(
-                    select(Game).where(Game.status == "active", Game.deadline <= now)
-                )
-            ]
+            due = due_games(session, now)
         for name, phase in due:
             with self.app.sessions() as session, session.begin():
                 outcome = process_game(session, self.app.judge, name, now, phase=phase)
