@@ -1,4 +1,5 @@
-"""Shared fixtures: databases (a private PostgreSQL server for the session, SQLite files)."""
+"""Shared fixtures: databases (a private PostgreSQL server for the session, SQLite files)
+and a private Dovecot IMAP server."""
 
 from __future__ import annotations
 
@@ -15,6 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from dovecot import Dovecot, DovecotError
+from smtpsink import SmtpSink
 from sqlalchemy import Engine, create_engine, make_url
 
 _POSTGRES_PROGRAMS = ("initdb", "postgres", "pg_isready")
@@ -194,3 +197,52 @@ def postgres_database_url(postgres_url: str, _postgres_admin: Engine) -> Iterato
 def sqlite_url(tmp_path: Path) -> str:
     """The URL of a SQLite database file (not yet created) in the test's temporary directory."""
     return f"sqlite:///{(tmp_path / 'judge.db').as_posix()}"
+
+
+# -- IMAP: a private Dovecot ------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def dovecot() -> Iterator[Dovecot]:
+    """A private Dovecot for this test session (see tests/dovecot.py), started once.
+
+    Any user name logs in with password ``secret`` to an empty mailbox: take a fresh name
+    per test (the ``imap_user`` fixture).  Plain IMAP with STARTTLS on ``imap_port``, IMAPS
+    on ``imaps_port``, both with a certificate from the CA in ``ca_file``; ``deliver()``
+    over LMTP.  A test that stops or restarts it must leave it running.
+
+    Fails, never skips, when Dovecot is not installed: .ci/run installs it.
+    """
+    server: Dovecot | None = None
+    problem = ""
+    try:
+        server = Dovecot()
+        server.start()
+    except DovecotError as err:
+        problem = str(err)
+    if server is None or problem:
+        if server is not None:
+            server.cleanup()
+        # Outside the except clause, so the report is the message alone, not a chain.
+        pytest.fail(problem, pytrace=False)
+    yield server
+    server.cleanup()
+
+
+@pytest.fixture
+def imap_user(dovecot: Dovecot) -> Iterator[str]:
+    """A user name never used before in this session: an empty mailbox of its own.
+
+    Restarts the session's server afterwards if the test left it stopped.
+    """
+    yield f"user-{uuid.uuid4().hex[:12]}"
+    if not dovecot.running:
+        dovecot.start()
+
+
+@pytest.fixture
+def smtp_sink() -> Iterator[SmtpSink]:
+    """A plain SMTP server on 127.0.0.1 (aiosmtpd) that records every message it accepts
+    and can be told to refuse; see ``tests/smtpsink.py`` for TLS and login."""
+    with SmtpSink() as sink:
+        yield sink

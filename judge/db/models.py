@@ -296,6 +296,9 @@ class OutboundMessage(Base):
     state: Mapped[str] = mapped_column(String, default=OutboundState.QUEUED, index=True)
     attempts: Mapped[int] = mapped_column(default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
+    #: When the sender may try again: None for "now"; set after a temporary failure (the
+    #: growing delay between retries) and while a sender holds the message.
+    next_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None]
 

@@ -40,9 +40,7 @@ class InboundHandler:
         envelope.rcpt_tos.append(address)
         return "250 OK"
 
-    async def handle_DATA(
-        self, server: SMTP, session: Session, envelope: Envelope
-    ) -> str:
+    async def handle_DATA(self, server: SMTP, session: Session, envelope: Envelope) -> str:
         """Store the message (with the Return-Path an MTA would add) before answering."""
         content = envelope.original_content or envelope.content or b""
         if isinstance(content, str):

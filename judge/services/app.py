@@ -11,15 +11,17 @@ from judge.config import JudgeSettings, load_settings
 from judge.db.session import make_engine, make_sessionmaker, upgrade
 from judge.mail.maildir import MaildirTransport
 from judge.services.context import Judge
+from judge.services.outbox import Transport
 
 
 @dataclass
 class App:
-    """A judge ready to work: its context, its sessions and its outbound transport."""
+    """A judge ready to work: its context, its sessions and its outbound transport
+    (the SMTP relay of ``[smtp]``, else the local Maildirs)."""
 
     judge: Judge
     sessions: sessionmaker[Session]
-    transport: MaildirTransport
+    transport: Transport
 
 
 def open_app(settings: JudgeSettings | None = None, config: Path | None = None) -> App:
@@ -29,4 +31,11 @@ def open_app(settings: JudgeSettings | None = None, config: Path | None = None) 
     settings.var_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.url)
     sessions = make_sessionmaker(make_engine(settings.url))
-    return App(Judge(settings=settings), sessions, MaildirTransport(settings.var_dir))
+    transport: Transport
+    if settings.smtp is not None:
+        from judge.mail.smtp_out import SmtpTransport
+
+        transport = SmtpTransport(settings.smtp)
+    else:
+        transport = MaildirTransport(settings.var_dir)
+    return App(Judge(settings=settings), sessions, transport)

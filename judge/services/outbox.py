@@ -1,18 +1,77 @@
-"""The outbox: services queue mail here in their own transaction; a sender delivers it."""
+"""The outbox: services queue mail here in their own transaction; a sender delivers it.
+
+Delivery is at least once, not exactly once. No mail protocol can make it exactly once:
+if the process dies after the server said 250 and before the "sent" state is committed,
+the next run sends the message again. :func:`deliver_pending` keeps that window to one
+short commit right after each successful send, and every copy carries the same
+Message-ID, so mail clients and receiving servers that deduplicate on it show one.
+
+Failures are sorted by the transport: :class:`TransientError` (SMTP 4xx, the server
+unreachable, a timeout; also any exception a transport did not classify) is retried with a
+growing delay until ``max_attempts``; :class:`PermanentError` (SMTP 5xx) is not retried.
+A message given up is marked ``failed`` and the game's master gets one notice saying which
+mail to whom failed and why; a notice that fails is only logged, so failures never breed.
+"""
 
 from __future__ import annotations
 
+import logging
 import secrets
 from collections.abc import Callable, Sequence
-from datetime import datetime
-from typing import Protocol
+from datetime import datetime, timedelta
+from typing import Any, Protocol, cast
 
-from sqlalchemy import select
+from sqlalchemy import CursorResult, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.db.models import OutboundMessage
+from judge.db.models import Game, OutboundMessage, OutboundState
 from judge.render import RenderedMail
 from judge.services.context import Judge
+
+__all__ = [
+    "CLAIM_TIME",
+    "DEFAULT_MAX_ATTEMPTS",
+    "MAX_RETRY_DELAY",
+    "RETRY_DELAY",
+    "PermanentError",
+    "ServerUnavailable",
+    "TransientError",
+    "Transport",
+    "backoff",
+    "deliver_pending",
+    "new_message_id",
+    "queue_mail",
+]
+
+log = logging.getLogger(__name__)
+
+#: Tries per message when the settings have no ``[smtp]`` table (as ``SmtpSettings``).
+DEFAULT_MAX_ATTEMPTS = 8
+#: The wait after the first failed attempt; it doubles after each further one...
+RETRY_DELAY = timedelta(seconds=30)
+#: ...up to this.
+MAX_RETRY_DELAY = timedelta(hours=1)
+#: How long a sender holds a message it has taken: longer than any send can last (an SMTP
+#: conversation is a handful of commands, each with the transport's timeout), so that a
+#: second sender running at the same time never takes it too. It is also how soon a message
+#: is tried again when its sender died in the middle.
+CLAIM_TIME = timedelta(minutes=10)
+
+
+class TransientError(Exception):
+    """A delivery failure that may go away: the message is tried again later."""
+
+
+class ServerUnavailable(TransientError):
+    """The server cannot be reached or is closing down (connection refused, timeout, 421).
+
+    Every other message of the run would fail the same way, so :func:`deliver_pending`
+    stops the run there: the rest keep their place and their attempts.
+    """
+
+
+class PermanentError(Exception):
+    """A delivery failure that retrying will not mend (an SMTP 5xx): the message is given up."""
 
 
 def new_message_id(judge: Judge, now: datetime) -> str:
@@ -62,10 +121,28 @@ def queue_mail(
 
 
 class Transport(Protocol):
-    """Delivers one outbound message; raises on failure."""
+    """Delivers one outbound message; raises on failure.
+
+    Raise :class:`TransientError` (or :class:`ServerUnavailable`) for what may work later and
+    :class:`PermanentError` for what will not; any other exception counts as transient.
+    """
 
     def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
         """Deliver ``message``; must be idempotent for the same Message-ID."""
+
+
+def backoff(
+    attempts: int, base: timedelta = RETRY_DELAY, cap: timedelta = MAX_RETRY_DELAY
+) -> timedelta:
+    """The wait after ``attempts`` failed attempts: ``base * 2 ** (attempts - 1)``, at most
+    ``cap``.
+
+    >>> [backoff(n).total_seconds() for n in (1, 2, 3, 7, 8, 100)]
+    [30.0, 60.0, 120.0, 1920.0, 3600.0, 3600.0]
+    """
+    # Floats: a large attempts count must give the cap, not overflow timedelta.
+    seconds = base.total_seconds() * 2.0 ** min(max(attempts - 1, 0), 64)
+    return timedelta(seconds=min(seconds, cap.total_seconds()))
 
 
 def deliver_pending(
@@ -74,30 +151,193 @@ def deliver_pending(
     transport: Transport,
     now: Callable[[], datetime],
     limit: int = 500,
+    *,
+    max_attempts: int | None = None,
+    retry_delay: timedelta = RETRY_DELAY,
+    max_retry_delay: timedelta = MAX_RETRY_DELAY,
 ) -> int:
-    """Deliver queued mail, one committed transaction per message; return how many went."""
-    sent = 0
+    """Deliver the queued mail that is due, oldest first; return how many went.
+
+    Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. Each
+    message has its own short transactions, never one for the batch, so one message's
+    failure undoes nothing else, and no database lock is held while the mail server is
+    talking (SQLite locks the whole database for a writer):
+
+    1. claim it: a compare-and-set counts the attempt and moves ``next_attempt_at``
+       :data:`CLAIM_TIME` ahead, so a second sender running now skips it;
+    2. send it, outside any transaction;
+    3. commit the outcome at once: ``sent``; or the error and the next try after
+       :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
+       with a notice to the game master, after a :class:`PermanentError` or when
+       ``max_attempts`` (default: the ``[smtp]`` setting, else
+       :data:`DEFAULT_MAX_ATTEMPTS`) attempts have failed.
+
+    A :class:`ServerUnavailable` ends the run after recording it: the other messages
+    would only fail the same way, one timeout each.
+    """
+    if max_attempts is None:
+        smtp = judge.settings.smtp
+        max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
+    started = now()
     with sessions() as session:
         ids = list(
             session.scalars(
                 select(OutboundMessage.id)
-                .where(OutboundMessage.state == "queued")
+                .where(OutboundMessage.state == OutboundState.QUEUED, _due(started))
                 .order_by(OutboundMessage.id)
                 .limit(limit)
             )
         )
+    sent = 0
     for message_id in ids:
-        with sessions() as session, session.begin():
-            message = session.get(OutboundMessage, message_id)
-            if message is None or message.state != "queued":
-                continue
-            message.attempts += 1
-            try:
-                transport.send(message, judge, now())
-            except Exception as err:  # recorded; retried by the next run
-                message.last_error = f"{type(err).__name__}: {err}"
-                continue
-            message.state = "sent"
-            message.sent_at = now()
+        message = _claim(sessions, message_id, now())
+        if message is None:
+            continue  # sent, failed or taken by another sender since the query
+        try:
+            transport.send(message, judge, now())
+        except PermanentError as err:
+            _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
+        except Exception as err:  # TransientError, and whatever a transport did not sort
+            retry_in = None
+            if message.attempts < max_attempts:
+                retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
+            _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
+            if isinstance(err, ServerUnavailable):
+                log.warning("mail server unavailable, delivery run stopped: %s", err)
+                break
+        else:
+            # First thing after the server's 250: the window for a duplicate is this commit.
+            _record_sent(sessions, message_id, now())
             sent += 1
     return sent
+
+
+def _due(at: datetime) -> Any:
+    """The SQL condition "may be tried at ``at``"."""
+    return or_(OutboundMessage.next_attempt_at.is_(None), OutboundMessage.next_attempt_at <= at)
+
+
+def _claim(
+    sessions: sessionmaker[Session], message_id: int, at: datetime
+) -> OutboundMessage | None:
+    """Take message ``message_id`` for sending, or None when it is no longer due and queued.
+
+    The UPDATE's WHERE is the test, so two senders cannot both win: on PostgreSQL the second
+    waits for the first's row lock and then finds the row changed, on SQLite writers take
+    turns. The attempt is counted now, so one that dies with the process still counts.
+    """
+    with sessions() as session, session.begin():
+        result = session.execute(
+            update(OutboundMessage)
+            .where(
+                OutboundMessage.id == message_id,
+                OutboundMessage.state == OutboundState.QUEUED,
+                _due(at),
+            )
+            .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=at + CLAIM_TIME)
+            .execution_options(synchronize_session=False)
+        )
+        if cast("CursorResult[Any]", result).rowcount != 1:
+            return None
+        # Loaded after the UPDATE, and readable once the session is gone
+        # (expire_on_commit=False): the transport gets a detached copy.
+        return session.get(OutboundMessage, message_id)
+
+
+def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:
+    with sessions() as session, session.begin():
+        message = session.get(OutboundMessage, message_id)
+        if message is None:
+            return
+        message.state = OutboundState.SENT
+        message.sent_at = at
+        message.next_attempt_at = None
+
+
+def _record_failure(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    message_id: int,
+    at: datetime,
+    err: Exception,
+    *,
+    retry_in: timedelta | None,
+) -> None:
+    """Record a failed attempt: try again ``retry_in`` from ``at``, or give the message up."""
+    with sessions() as session, session.begin():
+        message = session.get(OutboundMessage, message_id)
+        if message is None or message.state != OutboundState.QUEUED:
+            return
+        reason = _reason(err)
+        message.last_error = f"{type(err).__name__}: {reason}"
+        if retry_in is not None:
+            message.next_attempt_at = at + retry_in
+            log.warning(
+                "mail %s to %s: attempt %d failed, next at %s: %s",
+                message.message_id,
+                message.to_addr,
+                message.attempts,
+                message.next_attempt_at.isoformat(),
+                reason,
+            )
+            return
+        message.state = OutboundState.FAILED
+        message.next_attempt_at = None
+        log.error(
+            "mail %s (%s) to %s given up after %d attempt(s): %s",
+            message.message_id,
+            message.kind,
+            message.to_addr,
+            message.attempts,
+            reason,
+        )
+        _tell_master(session, judge, message, at, reason, refused=isinstance(err, PermanentError))
+
+
+def _reason(err: Exception) -> str:
+    """What went wrong, in the words of the transport (which quote the server's reply)."""
+    if isinstance(err, (TransientError, PermanentError)):
+        return str(err) or type(err).__name__
+    return f"{type(err).__name__}: {err}" if str(err) else type(err).__name__
+
+
+def _tell_master(
+    session: Session,
+    judge: Judge,
+    message: OutboundMessage,
+    at: datetime,
+    reason: str,
+    *,
+    refused: bool,
+) -> None:
+    """Queue one notice about a given-up message to its game's master (in ``session``)."""
+    if message.kind == "notice":
+        # A note about a failed note could fail too, and so on: the log is the end of it.
+        log.error("not telling anyone about the failed notice %s", message.message_id)
+        return
+    game = session.get(Game, message.game_id) if message.game_id is not None else None
+    if game is None or not game.master_address:
+        log.error("mail %s failed and has no game master to tell", message.message_id)
+        return
+    why = (
+        f"The mail server refused it: {reason}"
+        if refused
+        else f"It was tried {message.attempts} times; the last failure was: {reason}"
+    )
+    mail = judge.renderer.render(
+        "gm/notice.txt.j2",
+        judge_name=judge.settings.name,
+        game_name=game.name,
+        subject=f"mail to {message.to_addr} could not be delivered",
+        paragraphs=[
+            f'The judge could not deliver the email "{message.subject}" to '
+            f"{message.to_addr} (Message-ID {message.message_id}, written "
+            f"{message.created_at:%Y-%m-%d %H:%M} UTC).",
+            why,
+            "The judge will not send it again. If the address is wrong, have it corrected; "
+            "the player may need to hear about it some other way.",
+        ],
+    )
+    queue_mail(
+        session, judge, to=game.master_address, mail=mail, kind="notice", now=at, game_id=game.id
+    )

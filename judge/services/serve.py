@@ -44,17 +44,9 @@ class Server:
         self.inbox_ready = threading.Event()
         self.outbox_ready = threading.Event()
         self.threads: list[threading.Thread] = []
-        self.transport = transport or self._transport()
+        self.transport = transport or app.transport
         self.inbound: object | None = None
         self.errors = 0
-
-    def _transport(self) -> Transport:
-        settings = self.app.judge.settings
-        if settings.smtp is None:
-            return self.app.transport
-        from judge.mail.smtp_out import SmtpTransport
-
-        return SmtpTransport(settings.smtp)
 
     # -- storing ------------------------------------------------------------------
 

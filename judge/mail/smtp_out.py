@@ -1,0 +1,213 @@
+"""Sending through an SMTP relay (the ``[smtp]`` settings), with the standard library.
+
+:class:`SmtpTransport` is the outbox's :class:`~judge.services.outbox.Transport` for real
+mail. It sorts every failure for the outbox's retry logic, quoting the server's reply:
+
+- a 4xx reply: :class:`~judge.services.outbox.TransientError`, tried again later;
+- 421, a refused or dropped connection, a timeout, a TLS failure:
+  :class:`~judge.services.outbox.ServerUnavailable` (transient; the run stops);
+- a 5xx reply (recipient, sender or message refused, login refused), or a server without
+  STARTTLS when it was asked for: :class:`~judge.services.outbox.PermanentError`.
+
+One connection serves a whole delivery run: use the transport as a context manager (or
+call :meth:`SmtpTransport.close`) to end it politely.
+"""
+
+from __future__ import annotations
+
+import logging
+import smtplib
+import ssl
+from datetime import datetime
+from types import TracebackType
+from typing import Self
+
+from judge.config import SmtpSettings
+from judge.db.models import OutboundMessage
+from judge.mail.maildir import build_email
+from judge.services.context import Judge
+from judge.services.outbox import PermanentError, ServerUnavailable, TransientError
+
+__all__ = ["SmtpTransport", "classify_error"]
+
+log = logging.getLogger(__name__)
+
+
+def _reply(code: int, text: bytes | str) -> str:
+    """An SMTP reply as the server wrote it, e.g. ``550 5.1.1 No such user``."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    return f"{code} {' '.join(text.split())}"
+
+
+def _by_code(code: int, text: str) -> TransientError | PermanentError:
+    # 421 is the server closing the connection on us (shutting down, overloaded): as good
+    # as unreachable for the rest of the run.
+    if code == 421:
+        return ServerUnavailable(text)
+    if 500 <= code < 600:
+        return PermanentError(text)
+    return TransientError(text)
+
+
+def classify_error(
+    err: Exception, server: str, recipient: str, username: str = ""
+) -> TransientError | PermanentError | None:
+    """The outbox error for an exception raised while talking to ``server`` (``host:port``)
+    about mail to ``recipient``, or None when it is no SMTP or network failure.
+
+    >>> classify_error(smtplib.SMTPDataError(451, b"4.3.0 Try later"), "mx:25", "a@b.c")
+    TransientError('mx:25 refused the message: 451 4.3.0 Try later')
+    >>> classify_error(ConnectionRefusedError(111, "Connection refused"), "mx:25", "a@b.c")
+    ServerUnavailable('cannot reach mx:25: [Errno 111] Connection refused')
+    """
+    if isinstance(err, smtplib.SMTPRecipientsRefused):
+        # One recipient per message, so the dict holds it; take any entry all the same.
+        code, text = err.recipients.get(recipient) or next(iter(err.recipients.values()), (-1, b""))
+        rcpt = recipient if recipient in err.recipients else ", ".join(err.recipients)
+        return _by_code(code, f"{server} refused the recipient {rcpt}: {_reply(code, text)}")
+    if isinstance(err, smtplib.SMTPSenderRefused):
+        reply = _reply(err.smtp_code, err.smtp_error)
+        return _by_code(err.smtp_code, f"{server} refused the sender {err.sender}: {reply}")
+    if isinstance(err, smtplib.SMTPDataError):
+        reply = _reply(err.smtp_code, err.smtp_error)
+        return _by_code(err.smtp_code, f"{server} refused the message: {reply}")
+    if isinstance(err, smtplib.SMTPAuthenticationError):
+        # A 535 (wrong name or password) will not heal by waiting, so the game master hears
+        # of it at once; a 454 "temporary authentication failure" may.
+        reply = _reply(err.smtp_code, err.smtp_error)
+        return _by_code(err.smtp_code, f"{server} refused the login as {username!r}: {reply}")
+    if isinstance(err, smtplib.SMTPConnectError):
+        # The greeting was a refusal; code -1 means no greeting at all.
+        reply = _reply(err.smtp_code, err.smtp_error)
+        if 500 <= err.smtp_code < 600:
+            return PermanentError(f"{server} refused the connection: {reply}")
+        return ServerUnavailable(f"{server} refused the connection: {reply}")
+    if isinstance(err, smtplib.SMTPResponseException):
+        return _by_code(err.smtp_code, f"{server}: {_reply(err.smtp_code, err.smtp_error)}")
+    if isinstance(err, smtplib.SMTPNotSupportedError):
+        # No STARTTLS (we never fall back to plain text), no AUTH, no SMTPUTF8 for a
+        # non-ASCII address: the settings or the address must change, not the time.
+        return PermanentError(f"{server}: {err}")
+    if isinstance(err, smtplib.SMTPServerDisconnected):
+        return ServerUnavailable(f"{server} closed the connection: {err}")
+    if isinstance(err, smtplib.SMTPException):
+        return TransientError(f"{server}: {err}")
+    if isinstance(err, OSError):
+        # Refused, unreachable, timed out (TimeoutError), TLS handshake or certificate
+        # failures (ssl.SSLError): all OSErrors.
+        return ServerUnavailable(f"cannot reach {server}: {err}")
+    return None
+
+
+class SmtpTransport:
+    """Delivers outbox messages through the relay named by ``settings``.
+
+    The envelope sender is the judge's own address; the message is built by
+    :func:`judge.mail.maildir.build_email`, so it carries the outbox's headers
+    (Message-ID, Auto-Submitted, X-Auto-Response-Suppress, Precedence, X-Loop,
+    In-Reply-To and References on replies).
+
+    ``security``: ``starttls`` (upgrade a plain connection, and refuse to go on without
+    it), ``tls`` (TLS from the first byte) or ``none``. Certificates are checked against the
+    system's CAs plus ``ca_file`` when given. ``username`` set: log in. ``timeout``: for
+    connecting and for every reply.
+    """
+
+    def __init__(self, settings: SmtpSettings, *, local_hostname: str | None = None) -> None:
+        """Prepare to send; nothing connects until the first :meth:`send`.
+
+        A ``ca_file`` that cannot be read raises here (OSError), at start, rather than as a
+        delivery failure of every message. ``local_hostname``: the EHLO name (default: this
+        machine's fully qualified name).
+        """
+        self.settings = settings
+        self.local_hostname = local_hostname
+        self.server = f"{settings.host}:{settings.port}"
+        self._context: ssl.SSLContext | None = None
+        if settings.security in ("starttls", "tls"):
+            self._context = ssl.create_default_context()
+            if settings.ca_file:
+                self._context.load_verify_locations(cafile=settings.ca_file)
+        self._connection: smtplib.SMTP | None = None
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
+        """Send ``message`` to ``message.to_addr``; raise a classified error on failure."""
+        mail = build_email(message, judge, now)
+        try:
+            connection = self._connect()
+            # send_message writes CRLF line ends and dot-stuffs; one recipient per message.
+            connection.send_message(
+                mail, from_addr=judge.settings.address, to_addrs=[message.to_addr]
+            )
+        except Exception as err:
+            # After a failure the session's state is unknown: start afresh next time.
+            self._drop()
+            classified = classify_error(err, self.server, message.to_addr, self.settings.username)
+            if classified is None:
+                raise
+            raise classified from err
+
+    def close(self) -> None:
+        """Say QUIT and close the connection, if one is open."""
+        connection, self._connection = self._connection, None
+        if connection is None:
+            return
+        try:
+            connection.quit()
+        except (smtplib.SMTPException, OSError):
+            connection.close()
+
+    def _drop(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            connection.close()
+
+    def _connect(self) -> smtplib.SMTP:
+        """The open connection if it still answers, else a new one, logged in."""
+        if self._connection is not None:
+            # The server may have closed an idle connection since the last message. A NOOP
+            # finds out before the message is started, so retrying on a new connection
+            # cannot send it twice.
+            try:
+                if self._connection.noop()[0] == 250:
+                    return self._connection
+            except (smtplib.SMTPException, OSError):
+                pass
+            self._drop()
+        settings = self.settings
+        connection: smtplib.SMTP
+        if settings.security == "tls":
+            connection = smtplib.SMTP_SSL(
+                settings.host,
+                settings.port,
+                self.local_hostname,
+                timeout=settings.timeout,
+                context=self._context,
+            )
+        else:
+            connection = smtplib.SMTP(
+                settings.host, settings.port, self.local_hostname, timeout=settings.timeout
+            )
+        try:
+            if settings.security == "starttls":
+                connection.starttls(context=self._context)
+                connection.ehlo()  # the server's extensions may differ once encrypted
+            if settings.username:
+                connection.login(settings.username, settings.password)
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        return connection
