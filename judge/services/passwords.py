@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import secrets
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 
 from argon2 import PasswordHasher
@@ -21,14 +25,41 @@ def hash_password(password: str) -> str:
     return _HASHER.hash(password)
 
 
+# Argon2 is slow on purpose (tens of milliseconds); a player signs on with every message.
+# A password that verified once is remembered, for this process only, as an HMAC under a
+# random key, keyed by the stored hash (a changed password has a new hash, so it is never
+# served from the memory).  Compared in constant time.
+_MEMORY_KEY = secrets.token_bytes(32)
+_MEMORY: OrderedDict[str, bytes] = OrderedDict()
+_MEMORY_SIZE = 4096
+_MEMORY_LOCK = threading.Lock()
+
+
+def _tag(password: str) -> bytes:
+    return hmac.new(_MEMORY_KEY, password.encode("utf-8"), hashlib.sha256).digest()
+
+
 def verify_password(stored_hash: str | None, password: str) -> bool:
-    """Whether ``password`` matches; argon2 compares in constant time."""
+    """Whether ``password`` matches ``stored_hash`` (argon2; comparisons in constant time)."""
     if not stored_hash:
         return False
+    tag = _tag(password)
+    with _MEMORY_LOCK:
+        known = _MEMORY.get(stored_hash)
+        if known is not None:
+            _MEMORY.move_to_end(stored_hash)
+    if known is not None and hmac.compare_digest(known, tag):
+        return True
     try:
-        return _HASHER.verify(stored_hash, password)
+        ok = _HASHER.verify(stored_hash, password)
     except (VerificationError, InvalidHashError):
         return False
+    if ok:
+        with _MEMORY_LOCK:
+            _MEMORY[stored_hash] = tag
+            while len(_MEMORY) > _MEMORY_SIZE:
+                _MEMORY.popitem(last=False)
+    return ok
 
 
 def new_password() -> str:
