@@ -226,7 +226,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     except ConfigError as err:
         print(f"judge serve: {err}", file=sys.stderr)
         return 2
-    server = Server(app)
+    server = Server(app, tick=app.judge.settings.tick_seconds)
     try:
         server.start()
     except OSError as err:
@@ -244,11 +244,30 @@ def cmd_serve(args: argparse.Namespace) -> int:
     def stop(signum: int, _frame: object) -> None:
         server.stopping.set()
 
+    def reload(signum: int, _frame: object) -> None:
+        server.deadline_ready.set()  # the deadline loop re-reads changed game files
+
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    signal.signal(signal.SIGHUP, reload)
     server.wait()
     server.stop()
     return 0
+
+
+def cmd_reload(args: argparse.Namespace) -> int:
+    """``judge reload``: apply every game file edited since it was loaded."""
+    from judge.services.games import reload_configs
+
+    app = _app(args)
+    with app.sessions() as session, session.begin():
+        lines = reload_configs(session, app.judge, _now(args))
+    for line in lines:
+        print(line)
+    if not lines:
+        print("no game file has changed")
+    _deliver(app)
+    return 1 if any("edit refused" in line for line in lines) else 0
 
 
 def _deliver(app: App) -> None:
@@ -296,6 +315,9 @@ def build_parser() -> argparse.ArgumentParser:
     inject = sub.add_parser("inject", help="push one raw email file through the judge")
     inject.add_argument("file")
     inject.set_defaults(func=cmd_inject)
+
+    reload = sub.add_parser("reload", help="apply game files edited since they were loaded")
+    reload.set_defaults(func=cmd_reload)
 
     serve = sub.add_parser("serve", help="run the judge: mail in, deadlines, mail out")
     serve.set_defaults(func=cmd_serve)

@@ -43,6 +43,9 @@ COMMAND_NAMES = (
     "PAUSE",
     "RESUME",
     "SET DEADLINE",
+    "SET TIMEZONE",
+    "SET ABSENCE",
+    "SET NOABSENCE",
     "ORDERS",
     "UNKNOWN",
 )
@@ -74,15 +77,16 @@ _ADDRESS_RE = re.compile(
     r"[^@\s<>,;\x00-\x1f\x7f]+@[^@\s<>,;\x00-\x1f\x7f]+\.[^@\s<>,;\x00-\x1f\x7f]+"
 )
 _SIGNON_EXAMPLE = "'SIGNON Fwinter01 secret' (F for France) or 'SIGNON france@winter01 secret'"
-_KNOWN_SETTINGS = "SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT and SET DEADLINE"
+_KNOWN_SETTINGS = (
+    "SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, "
+    "SET NOABSENCE and SET DEADLINE"
+)
 # Judge commands players may know from other judges that this one does not take (yet):
 # answering "not supported" is kinder than treating them as orders.
 _UNSUPPORTED = frozenset(
     {"PRESS", "BROADCAST", "ENDPRESS", "BECOME", "EJECT", "ROLLBACK", "CREATE", "OBSERVE"}
 )
-_UNSUPPORTED_SETTINGS = frozenset(
-    {"ABSENCE", "DRAW", "NODRAW", "NOABSENCE", "PREFERENCE", "PRESS", "NOPRESS", "GRACE"}
-)
+_UNSUPPORTED_SETTINGS = frozenset({"DRAW", "NODRAW", "PREFERENCE", "PRESS", "NOPRESS", "GRACE"})
 _NO_ARGS = frozenset({"RESIGN", "CLEAR", "PROCESS", "PAUSE", "RESUME"})
 _GAME_ARG = frozenset({"LIST", "HISTORY", "SUMMARY"})
 
@@ -194,6 +198,21 @@ def _set(line: str, number: int, words: list[str]) -> Command:
                 "SET DEADLINE needs the new date and time, as in 'SET DEADLINE 2024-03-05 20:00'"
             )
         return Command("SET DEADLINE", (date_text,), line, number)
+    if setting == "TIMEZONE":
+        if len(rest) != 1:
+            raise _Malformed(
+                "SET TIMEZONE takes one time zone name, as in 'SET TIMEZONE America/New_York'"
+            )
+        return Command("SET TIMEZONE", (rest[0],), line, number)
+    if setting == "ABSENCE":
+        parts = line.strip().split(None, 2)
+        text = parts[2].strip() if len(parts) == 3 else ""
+        pieces = re.split(r"\s+to\s+", text, maxsplit=1, flags=re.IGNORECASE)
+        if len(pieces) != 2 or not all(p.strip() for p in pieces):
+            raise _Malformed("SET ABSENCE needs two dates: 'SET ABSENCE 2026-12-20 TO 2026-12-27'")
+        return Command("SET ABSENCE", (pieces[0].strip(), pieces[1].strip()), line, number)
+    if setting == "NOABSENCE":
+        return Command("SET NOABSENCE", (), line, number)
     if setting in _UNSUPPORTED_SETTINGS:
         raise _Malformed(
             f"SET {setting} is not supported by this judge; it knows {_KNOWN_SETTINGS}"

@@ -10,6 +10,7 @@ import dataclasses
 import re
 import tomllib
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -69,7 +70,11 @@ class SmtpSettings:
 
     ``security``: ``starttls`` (port 587), ``tls`` (implicit TLS, port 465) or ``none``;
     ``max_attempts``: transient failures are retried with growing delays up to this many
-    tries, then the message is given up and the game master told.
+    tries, then the message is given up and the game master told; ``retry_seconds``: the
+    delay after the first failed try, doubled after each further one (up to an hour);
+    ``claim_seconds``: how long a sender holds a message it is sending, so no other sender
+    takes it meanwhile; it must outlast any send (several times ``timeout``), and it is
+    also how soon a message is tried again when the judge died in the middle of sending it.
     """
 
     host: str
@@ -80,6 +85,8 @@ class SmtpSettings:
     ca_file: str = ""
     timeout: float = 30.0
     max_attempts: int = 8
+    retry_seconds: float = 30.0
+    claim_seconds: float = 600.0
 
 
 @dataclass(frozen=True)
@@ -99,7 +106,9 @@ class JudgeSettings:
     the local Maildirs live (default ``var``, relative to the config file's directory's
     parent); ``database_url``: any SQLAlchemy URL (default SQLite under ``var_dir``);
     ``timezone``: for players and games that name none (default ``UTC``);
-    ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000).
+    ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000);
+    ``tick_seconds``: how often ``judge serve``'s loops look at the database when nothing
+    woke them (default 1.0: deadlines, retries of mail that failed).
     """
 
     name: str = "JUDGE"
@@ -110,6 +119,7 @@ class JudgeSettings:
     max_message_bytes: int = 1_000_000
     #: Replies to one sender per hour, at most (a last defence against mail loops).
     replies_per_hour: int = 30
+    tick_seconds: float = 1.0
     imap: ImapSettings | None = None
     smtp: SmtpSettings | None = None
     inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
@@ -136,7 +146,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
             )
     known = {
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
-        "replies_per_hour",
+        "replies_per_hour", "tick_seconds",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -151,6 +161,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
         timezone=_zone(judge.get("timezone", "UTC"), f"{path}: [judge] timezone"),
         max_message_bytes=_int(judge, "max_message_bytes", 1_000_000, f"{path}: [judge]"),
         replies_per_hour=_int(judge, "replies_per_hour", 30, f"{path}: [judge]"),
+        tick_seconds=_positive(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
@@ -162,6 +173,13 @@ def _int(table: dict[str, Any], key: str, default: int, where: str) -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ConfigError(f"{where} {key}: expected a positive whole number, got {value!r}")
     return value
+
+
+def _positive(table: dict[str, Any], key: str, default: float, where: str) -> float:
+    value = table.get(key, default)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+        raise ConfigError(f"{where} {key}: expected a positive number of seconds, got {value!r}")
+    return float(value)
 
 
 _TYPES_BY_NAME: dict[str, type | tuple[type, ...]] = {
@@ -267,6 +285,13 @@ class GameConfig:
     press: str = "white"
     timezone: str = "UTC"
     autostart: bool = False
+    #: At the end of grace with orders missing: "process" (missing units hold) or "wait"
+    #: (for the game master to put in a replacement or process by hand).
+    nmr: str = "process"
+    #: Late notices do not name the late powers.
+    anonymous: bool = False
+    #: The game master's explicit deadline for the current phase (aware UTC), if set.
+    deadline: datetime | None = None
     deadlines: dict[str, Deadline] = field(default_factory=dict)
     master_address: str | None = None
     master_password: str | None = None
@@ -278,6 +303,8 @@ class GameConfig:
             "press": self.press,
             "timezone": self.timezone,
             "autostart": self.autostart,
+            "nmr": self.nmr,
+            "anonymous": self.anonymous,
             "deadlines": {
                 k: {
                     "hours": d.hours,
@@ -318,7 +345,10 @@ def rules_from_dict(data: dict[str, Any]) -> Rules:
     )
 
 
-_GAME_KEYS = {"name", "variant", "rules", "press", "timezone", "start", "options"}
+_GAME_KEYS = {
+    "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
+    "deadline",
+}  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
     "civil_disorder": str,
@@ -424,6 +454,31 @@ def load_game_config(path: Path) -> GameConfig:
     if start not in ("manual", "auto"):
         raise ConfigError(f'{where}: [game] start: use "manual" or "auto", got {start!r}')
 
+    deadline_value = game.get("deadline")
+    deadline: datetime | None = None
+    if deadline_value is not None:
+        if isinstance(deadline_value, datetime):
+            deadline = deadline_value
+        elif isinstance(deadline_value, str):
+            try:
+                deadline = datetime.fromisoformat(deadline_value.strip())
+            except ValueError:
+                deadline = None
+        if deadline is None:
+            raise ConfigError(
+                f'{where}: [game] deadline: expected a date and time such as "2026-11-28 20:00" '
+                "(in the game's time zone)"
+            )
+        if deadline.tzinfo is None:
+            deadline = deadline.replace(tzinfo=ZoneInfo(timezone))
+        deadline = deadline.astimezone(ZoneInfo("UTC"))
+    nmr = game.get("nmr", "process")
+    if nmr not in ("process", "wait"):
+        raise ConfigError(f'{where}: [game] nmr: use "process" or "wait", got {nmr!r}')
+    anonymous = game.get("anonymous", False)
+    if not isinstance(anonymous, bool):
+        raise ConfigError(f"{where}: [game] anonymous: use true or false")
+
     deadlines = dict(_DEFAULT_DEADLINES)
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -471,6 +526,9 @@ def load_game_config(path: Path) -> GameConfig:
         press=press,
         timezone=timezone,
         autostart=start == "auto",
+        nmr=nmr,
+        anonymous=anonymous,
+        deadline=deadline,
         deadlines=deadlines,
         master_address=master_address,
         master_password=master_password,

@@ -107,7 +107,17 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     game.config_digest = digest
     game.updated_at = now
     session.flush()
-    _apply_players(session, game, config, changes)
+    _apply_players(session, judge, game, config, changes)
+    if (
+        config.deadline is not None
+        and game.status in ("active", "paused")
+        and config.deadline != game.deadline
+    ):
+        game.deadline = config.deadline
+        record = current_phase(session, game)
+        if record is not None:
+            record.deadline = config.deadline
+        changes.append(f"deadline {format_deadline(config.deadline, game_zone(game))}")
     started = False
     if config.autostart and game.status == "forming" and len(config.players) == 7:
         start_game(session, judge, game.name, now)
@@ -137,7 +147,9 @@ def _apply_settings(game: Game, config: GameConfig, changes: list[str]) -> None:
         changes.append("set the game master password")
 
 
-def _apply_players(session: Session, game: Game, config: GameConfig, changes: list[str]) -> None:
+def _apply_players(
+    session: Session, judge: Judge, game: Game, config: GameConfig, changes: list[str]
+) -> None:
     seats = {p.power: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
     for seat in config.players:
         player = seats.get(seat.power)
@@ -156,6 +168,7 @@ def _apply_players(session: Session, game: Game, config: GameConfig, changes: li
             session.add(player)
             changes.append(f"{seat.power}: {seat.address}")
             continue
+        replacing = player.address != seat.address and game.status in ("active", "paused")
         if player.address != seat.address:
             changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
             player.address = seat.address
@@ -164,6 +177,18 @@ def _apply_players(session: Session, game: Game, config: GameConfig, changes: li
             changes.append(f"{seat.power}: new password")
         if seat.timezone and player.timezone != seat.timezone:
             player.timezone = seat.timezone
+        if replacing:
+            # A new address in a running game is a replacement player: a fresh seat, and
+            # a welcome with the game state and a password.
+            player.status = "active"
+            player.missed = 0
+            player.wait = False
+            password = None
+            if not seat.password:
+                password = judge.make_password()
+                player.password_hash = hash_password(password)
+            _welcome(session, judge, game, player, password, game.updated_at, replacement=True)
+            changes.append(f"{seat.power}: replacement player {seat.address} welcomed")
 
 
 # -- starting -------------------------------------------------------------------------
@@ -197,34 +222,50 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
             deadline=game.deadline,
         )
     )
-    zone = game_zone(game)
-    report = position_report(position)
     for player in sorted(players, key=lambda p: p.power):
         password: str | None = None
         if not player.password_hash:
             password = judge.make_password()
             player.password_hash = hash_password(password)
-        mail = judge.renderer.render(
-            "player/gamestart.txt.j2",
-            judge_name=judge.settings.name,
-            judge_address=judge.settings.address,
-            game_name=game.name,
-            variant="Standard",
-            rules_text=f"{(game.rules or {}).get('edition', '2023')} rulebook",
-            press=str((game.settings or {}).get("press", "white")),
-            power=player.power,
-            password=password,
-            signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
-            deadline_game=format_deadline(game.deadline, zone),
-            deadline_player=_player_deadline(game, player),
-            phase_text=position.phase.describe(),
-            position_text=report,
-            master_address=game.master_address,
-        )
-        queue_mail(
-            session, judge, to=player.address, mail=mail, kind="gamestart", now=now, game_id=game.id
-        )
+        _welcome(session, judge, game, player, password, now, position=position)
     return game
+
+
+def _welcome(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    player: Player,
+    password: str | None,
+    now: datetime,
+    *,
+    position: Position | None = None,
+    replacement: bool = False,
+) -> None:
+    """The "game starting" email: power, password, deadline, how to order, the position."""
+    game_map = standard_map()
+    if position is None:
+        position = current_position(session, game)
+    zone = game_zone(game)
+    mail = judge.renderer.render(
+        "player/gamestart.txt.j2",
+        judge_name=judge.settings.name,
+        judge_address=judge.settings.address,
+        game_name=game.name,
+        variant="Standard",
+        rules_text=f"{(game.rules or {}).get('edition', '2023')} rulebook",
+        press=str((game.settings or {}).get("press", "white")),
+        power=player.power,
+        password=password,
+        signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
+        deadline_game=format_deadline(game.deadline, zone) if game.deadline else "none set",
+        deadline_player=_player_deadline(game, player),
+        phase_text=position.phase.describe(),
+        position_text=position_report(position),
+        master_address=game.master_address,
+    )
+    kind = "replacement" if replacement else "gamestart"
+    queue_mail(session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id)
 
 
 def _player_deadline(game: Game, player: Player) -> str | None:
@@ -286,14 +327,23 @@ def process_game(
     record.processed_at = now
 
     players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
-    owing = {u.power for u in position.units.values()} | {
-        d.unit.power for d in position.dislodged.values()
-    }
+    owing = powers_owing(position)
     for player in players:
         if player.power in orders:
             player.missed = 0
-        elif player.power in owing and position.phase.kind.value == "M":
+        elif player.power in owing and player.status == "active":
             player.missed += 1
+            if player.missed >= 2:
+                # House rules 4.3-4.4: two missed phases in a row put the power in civil
+                # disorder; its units hold (and can be supported), removals by the rule.
+                player.status = "civil_disorder"
+                _notify_master(
+                    session, judge, game, now,
+                    f"{player.power} is in civil disorder in {game.name}",
+                    f"{player.power} ({player.address}) missed two phases in a row and is now "
+                    "in civil disorder: its units hold and its missing removals follow the "
+                    "civil disorder rule. Put a replacement player in with the game file.",
+                )  # fmt: skip
 
     nxt = outcome.position
     game.seq += 1
@@ -305,6 +355,7 @@ def process_game(
         game.deadline = None
     else:
         game.deadline = next_deadline(now, nxt.phase.kind, game.settings or {})
+        respect_absences(session, game)
     session.add(
         PhaseRecord(
             game_id=game.id,
@@ -411,7 +462,10 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
         if game.deadline is not None and now >= game.deadline + timedelta(
             hours=float(spec.get("grace", 0.0))
         ):
-            due.append((game.name, game.phase))
+            # "wait": with orders missing from an active player the game waits for the
+            # game master (a replacement player, or PROCESS by hand).
+            if (game.settings or {}).get("nmr") != "wait" or _active_orders_in(session, game):
+                due.append((game.name, game.phase))
             continue
         waiting = session.scalar(
             select(Player.id).where(
@@ -437,3 +491,128 @@ def _phase_spec(game: Game) -> dict[str, Any]:
     key = {"M": "movement", "R": "retreat", "A": "adjustment"}[(game.phase or "S1901M")[-1]]
     spec = (game.settings or {}).get("deadlines", {}).get(key, {})
     return spec if isinstance(spec, dict) else {}
+
+
+def powers_owing(position: Position) -> set[str]:
+    """The powers that have something to order in ``position``'s phase."""
+    kind = position.phase.kind.value
+    if kind == "M":
+        return {u.power for u in position.units.values()}
+    if kind == "R":
+        return {d.unit.power for d in position.dislodged.values()}
+    return {p for p in position.map.powers if position.adjustment(p) != 0}
+
+
+def _notify_master(
+    session: Session, judge: Judge, game: Game, now: datetime, subject: str, text: str
+) -> None:
+    if not game.master_address:
+        return
+    mail = judge.renderer.render(
+        "gm/notice.txt.j2",
+        judge_name=judge.settings.name,
+        game_name=game.name,
+        subject=subject,
+        paragraphs=[text],
+    )
+    queue_mail(session, judge, to=game.master_address, mail=mail, kind="notice", now=now,
+               game_id=game.id)  # fmt: skip
+
+
+def _active_orders_in(session: Session, game: Game) -> bool:
+    """Whether every active (not in civil disorder) player owing orders has sent them all."""
+    position = current_position(session, game)
+    owing = powers_owing(position)
+    active = {
+        p.power
+        for p in session.scalars(
+            select(Player).where(Player.game_id == game.id, Player.status == "active")
+        )
+    }
+    missing = (owing & active) - set(orders_for_phase(session, game))
+    return not missing
+
+
+def respect_absences(session: Session, game: Game) -> bool:
+    """Move the deadline past any active player's announced absence; whether it moved."""
+    if game.deadline is None:
+        return False
+    moved = False
+    players = session.scalars(
+        select(Player).where(Player.game_id == game.id, Player.status == "active")
+    ).all()
+    for _ in range(len(players) + 1):  # absences may chain
+        pushed = False
+        for player in players:
+            start, end = player.absence_from, player.absence_to
+            if start is not None and end is not None and start <= game.deadline < end:
+                game.deadline = end
+                pushed = moved = True
+        if not pushed:
+            break
+    if moved:
+        record = current_phase(session, game)
+        if record is not None:
+            record.deadline = game.deadline
+    return moved
+
+
+def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
+    """Apply every game file that changed since it was last loaded.
+
+    A good edit is applied (a new deadline is mailed to the players); a bad one is refused
+    with its error logged and sent to the game master once, and the game is unchanged.
+    Returns a line per file handled, for the log.
+    """
+    from judge.config import ConfigError
+
+    report: list[str] = []
+    for game in session.scalars(select(Game).where(Game.config_path.is_not(None))).all():
+        path = Path(game.config_path or "")
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue  # a file being rewritten, or moved away: try again later
+        settings = dict(game.settings or {})
+        if digest in (game.config_digest, settings.get("rejected_config")):
+            continue
+        before = game.deadline
+        try:
+            with session.begin_nested():
+                loaded = load_game(session, judge, path, now)
+        except ConfigError as err:
+            settings["rejected_config"] = digest
+            game.settings = settings
+            report.append(f"{game.name}: edit refused: {err}")
+            _notify_master(
+                session, judge, game, now, f"Your edit of {path.name} was refused",
+                f"The judge could not use the new {path}:\n\n{err}\n\n"
+                "Nothing was changed; the game goes on with the old settings. Fix the file "
+                "and save it again.",
+            )  # fmt: skip
+            continue
+        report.append(f"{game.name}: reloaded ({', '.join(loaded.changes) or 'no changes'})")
+        if game.deadline != before and game.deadline is not None and game.phase:
+            _announce_deadline(session, judge, game, now)
+    return report
+
+
+def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
+    zone = game_zone(game)
+    assert game.deadline is not None
+    for player in session.scalars(
+        select(Player).where(Player.game_id == game.id, Player.status != "resigned")
+    ):
+        lines = [f"The deadline for {game.phase} is now {format_deadline(game.deadline, zone)}."]
+        own = player.timezone or zone
+        if own != zone:
+            lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
+        mail = judge.renderer.render(
+            "gm/notice.txt.j2",
+            judge_name=judge.settings.name,
+            game_name=game.name,
+            subject=f"New deadline for {game.name} {game.phase}",
+            paragraphs=[" ".join(lines)],
+        )
+        queue_mail(session, judge, to=player.address, mail=mail, kind="deadline", now=now,
+                   game_id=game.id)  # fmt: skip

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
@@ -46,7 +47,7 @@ from judge.presenters import (
 )
 from judge.render import RenderedMail
 from judge.services.context import Judge
-from judge.services.deadlines import parse_deadline
+from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
     current_phase,
@@ -55,6 +56,7 @@ from judge.services.games import (
     game_summary,
     game_zone,
     process_game,
+    respect_absences,
 )
 from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password, verify_password
@@ -147,6 +149,16 @@ class _Reply:
     errors: int = 0
 
 
+#: Absences are bounded, as judges do: length of one, and how many a player may take.
+MAX_ABSENCE_DAYS = 14
+MAX_ABSENCES = 3
+
+
+def _with_time(text: str, default: str) -> str:
+    """A bare date gets a time of day (the start or the end of that day)."""
+    return text if re.search(r"\d:\d", text) else f"{text.strip()} {default}"
+
+
 HELP_TEXT = """\
 Send commands in the body of an email, one per line:
   SIGNON <power initial><game> <password>   e.g. SIGNON Fwinter01 secret
@@ -157,7 +169,8 @@ Send commands in the body of an email, one per line:
   CLEAR drops your orders for this phase.
   SIGNOFF ends the message (nothing after it is read).
 Other commands: LIST [game], HELP, HISTORY [game], SUMMARY [game], SET PASSWORD <new>,
-SET ADDRESS [<address>], SET WAIT, SET NOWAIT, RESIGN.
+SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
+SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>."""
 
@@ -483,6 +496,50 @@ class _Conversation:
         player.wait = False
         self.reply.actions.append("WAIT cleared: the phase may be processed early.")
 
+    def cmd_set_timezone(self, command: Command) -> None:
+        _game, player = self._player(command)
+        zone = command.args[0]
+        try:
+            ZoneInfo(zone)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ServiceError(
+                f"{zone!r} is not a time zone; use a name such as Europe/London, "
+                "America/New_York or Asia/Tokyo"
+            ) from None
+        player.timezone = zone
+        self.reply.actions.append(f"Your time zone is now {zone}.")
+
+    def cmd_set_absence(self, command: Command) -> None:
+        game, player = self._player(command)
+        zone = player.timezone or game_zone(game)
+        try:
+            start = parse_deadline(_with_time(command.args[0], "00:00"), zone)
+            end = parse_deadline(_with_time(command.args[1], "23:59"), zone)
+        except ValueError as err:
+            raise ServiceError(str(err)) from None
+        if end <= start or end <= self.now:
+            raise ServiceError("the absence must end after it starts, and in the future")
+        if end - start > timedelta(days=MAX_ABSENCE_DAYS):
+            raise ServiceError(f"an absence may last at most {MAX_ABSENCE_DAYS} days")
+        if player.absences_used >= MAX_ABSENCES:
+            raise ServiceError(f"you have used all {MAX_ABSENCES} absences allowed in a game")
+        player.absence_from, player.absence_to = start, end
+        player.absences_used += 1
+        moved = respect_absences(self.session, game)
+        self.reply.actions.append(
+            f"Absence noted from {format_deadline(start, zone)} to {format_deadline(end, zone)}."
+            + (
+                f" The deadline moves to {format_deadline(game.deadline, game_zone(game))}."
+                if moved and game.deadline
+                else ""
+            )
+        )
+
+    def cmd_set_noabsence(self, command: Command) -> None:
+        _game, player = self._player(command)
+        player.absence_from = player.absence_to = None
+        self.reply.actions.append("Absence cancelled.")
+
     def cmd_resign(self, command: Command) -> None:
         game, player = self._player(command)
         player.status = "resigned"
@@ -586,7 +643,15 @@ class _Conversation:
         if game.status != "paused":
             raise ServiceError(f"game {game.name} is not paused")
         game.status = "active"
-        self.reply.actions.append(f"Game {game.name} resumed.")
+        if game.deadline is not None and game.deadline <= self.now:
+            # The deadline passed while paused: the players get a full phase again.
+            position = current_position(self.session, game)
+            game.deadline = next_deadline(self.now, position.phase.kind, game.settings or {})
+            record = current_phase(self.session, game)
+            if record is not None:
+                record.deadline = game.deadline
+        when = format_deadline(game.deadline, game_zone(game)) if game.deadline else "none"
+        self.reply.actions.append(f"Game {game.name} resumed; the deadline is {when}.")
 
     def cmd_set_deadline(self, command: Command) -> None:
         game = self._master()

@@ -11,12 +11,13 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 from judge.services.app import App
-from judge.services.games import due_games, process_game
+from judge.services.games import due_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
 from judge.services.outbox import Transport, deliver_pending
+from judge.services.scheduler import DeadlineScheduler, wanted_jobs
 
 log = logging.getLogger("judge.serve")
 
@@ -36,6 +37,7 @@ class Server:
         clock: Callable[[], datetime] = utcnow,
         tick: float = 1.0,
         transport: Transport | None = None,
+        use_scheduler: bool = True,
     ) -> None:
         self.app = app
         self.clock = clock
@@ -47,6 +49,10 @@ class Server:
         self.transport = transport or app.transport
         self.inbound: object | None = None
         self.errors = 0
+        self.deadline_ready = threading.Event()
+        self.scheduler: DeadlineScheduler | None = None
+        self.use_scheduler = use_scheduler
+        self._synced_at: datetime | None = None
 
     # -- storing ------------------------------------------------------------------
 
@@ -86,14 +92,28 @@ class Server:
 
     def _deadlines(self) -> None:
         now = self.clock()
+        # Game files edited by the game master are noticed here (a file watch by polling;
+        # SIGHUP only wakes this loop sooner).
+        with self.app.sessions() as session, session.begin():
+            for line in reload_configs(session, self.app.judge, now):
+                log.info("%s", line)
         with self.app.sessions() as session:
             due = due_games(session, now)
+        changed = False
         for name, phase in due:
             with self.app.sessions() as session, session.begin():
                 outcome = process_game(session, self.app.judge, name, now, phase=phase)
             if outcome is not None:
                 log.info("processed %s %s", name, phase)
                 self.outbox_ready.set()
+                changed = True
+        if self.scheduler is not None and (
+            changed or self._synced_at is None or now - self._synced_at > timedelta(minutes=5)
+        ):
+            with self.app.sessions() as session:
+                wanted = wanted_jobs(session, now)
+            self.scheduler.sync(wanted)
+            self._synced_at = now
 
     # -- start and stop -----------------------------------------------------------
 
@@ -119,7 +139,12 @@ class Server:
             self.inbound = server
         self._thread("inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox))
         self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
-        self._thread("deadlines", lambda: self._loop("deadlines", None, self._deadlines))
+        if self.use_scheduler:
+            self.scheduler = DeadlineScheduler(settings.url, self.deadline_ready.set)
+            self.scheduler.start()
+        self._thread(
+            "deadlines", lambda: self._loop("deadlines", self.deadline_ready, self._deadlines)
+        )
         log.info("judge %s serving as %s", settings.name, settings.address)
 
     def _thread(self, name: str, target: Callable[[], None]) -> None:
@@ -133,6 +158,9 @@ class Server:
         self.stopping.set()
         self.inbox_ready.set()
         self.outbox_ready.set()
+        self.deadline_ready.set()
+        if self.scheduler is not None:
+            self.scheduler.stop()
         from judge.mail.smtp_in import InboundServer
 
         if isinstance(self.inbound, InboundServer):
