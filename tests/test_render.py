@@ -199,10 +199,13 @@ def test_gm_notice(renderer: Renderer) -> None:
 def test_every_template_has_a_golden_file() -> None:
     templates = sorted(p.relative_to(TEMPLATE_DIR) for p in TEMPLATE_DIR.rglob("*.j2"))
     assert [str(t) for t in templates] == [
+        "all/late.txt.j2",
         "all/results.txt.j2",
         "gm/notice.txt.j2",
         "player/confirm.txt.j2",
         "player/gamestart.txt.j2",
+        "player/late.txt.j2",
+        "player/reminder.txt.j2",
         "player/reply.txt.j2",
     ]
 

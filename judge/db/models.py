@@ -35,6 +35,8 @@ __all__ = [
     "GameStatus",
     "InboundMessage",
     "InboundState",
+    "NoticeKind",
+    "NoticeRecord",
     "OrderRecord",
     "OutboundMessage",
     "OutboundState",
@@ -88,6 +90,14 @@ class PlayerStatus(enum.StrEnum):
     ACTIVE = "active"
     RESIGNED = "resigned"
     CIVIL_DISORDER = "civil_disorder"
+
+
+class NoticeKind(enum.StrEnum):
+    """The values of ``notices.kind``."""
+
+    REMINDER = "reminder"
+    LATE = "late"
+    LATE_OTHERS = "late-others"
 
 
 class InboundState(enum.StrEnum):
@@ -186,6 +196,11 @@ class Player(Base):
     #: Consecutive phases missed.
     missed: Mapped[int] = mapped_column(default=0)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    #: A declared absence (SET ABSENCE): from when to when the player is away.
+    absence_from: Mapped[datetime | None]
+    absence_to: Mapped[datetime | None]
+    #: How many absences the player has declared in this game, for a house limit.
+    absences_used: Mapped[int] = mapped_column(default=0, server_default="0")
 
     game: Mapped[Game] = relationship(back_populates="players")
 
@@ -250,6 +265,38 @@ class OrderRecord(Base):
 
     def __repr__(self) -> str:
         return f"OrderRecord(id={self.id!r}, seq={self.seq!r}, raw={self.raw!r})"
+
+
+class NoticeRecord(Base):
+    """A deadline notice sent to a player: the row that makes sure it is sent only once.
+
+    Written in the same transaction as the queued mail; the unique key is what a second
+    run (a double fire, a second judge process) runs into instead of mailing again.
+    """
+
+    __tablename__ = "notices"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seq", "kind", "player_id", "day"),
+        _one_of("kind", NoticeKind),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The ``PhaseRecord.seq`` of the phase the notice is about.
+    seq: Mapped[int]
+    #: "reminder" before the deadline; "late" to a late player, "late-others" to the rest.
+    kind: Mapped[str] = mapped_column(String)
+    #: The player it went to.
+    player_id: Mapped[int | None] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: 0 for the deadline itself (and for reminders), 1, 2, ... for each day of grace.
+    day: Mapped[int] = mapped_column(default=0)
+    sent_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return (
+            f"NoticeRecord(game_id={self.game_id!r}, seq={self.seq!r}, kind={self.kind!r}, "
+            f"player_id={self.player_id!r}, day={self.day!r})"
+        )
 
 
 class InboundMessage(Base):

@@ -153,8 +153,9 @@ def deliver_pending(
     limit: int = 500,
     *,
     max_attempts: int | None = None,
-    retry_delay: timedelta = RETRY_DELAY,
+    retry_delay: timedelta | None = None,
     max_retry_delay: timedelta = MAX_RETRY_DELAY,
+    claim_time: timedelta | None = None,
 ) -> int:
     """Deliver the queued mail that is due, oldest first; return how many went.
 
@@ -164,20 +165,27 @@ def deliver_pending(
     talking (SQLite locks the whole database for a writer):
 
     1. claim it: a compare-and-set counts the attempt and moves ``next_attempt_at``
-       :data:`CLAIM_TIME` ahead, so a second sender running now skips it;
+       ``claim_time`` ahead, so a second sender running now skips it;
     2. send it, outside any transaction;
     3. commit the outcome at once: ``sent``; or the error and the next try after
        :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
        with a notice to the game master, after a :class:`PermanentError` or when
-       ``max_attempts`` (default: the ``[smtp]`` setting, else
-       :data:`DEFAULT_MAX_ATTEMPTS`) attempts have failed.
+       ``max_attempts`` attempts have failed.
+
+    ``max_attempts``, ``retry_delay`` and ``claim_time`` default to the ``[smtp]`` settings
+    (``max_attempts``, ``retry_seconds``, ``claim_seconds``), else to
+    :data:`DEFAULT_MAX_ATTEMPTS`, :data:`RETRY_DELAY` and :data:`CLAIM_TIME`.
 
     A :class:`ServerUnavailable` ends the run after recording it: the other messages
     would only fail the same way, one timeout each.
     """
+    smtp = judge.settings.smtp
     if max_attempts is None:
-        smtp = judge.settings.smtp
         max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
+    if retry_delay is None:
+        retry_delay = timedelta(seconds=smtp.retry_seconds) if smtp is not None else RETRY_DELAY
+    if claim_time is None:
+        claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
     started = now()
     with sessions() as session:
         ids = list(
@@ -190,7 +198,7 @@ def deliver_pending(
         )
     sent = 0
     for message_id in ids:
-        message = _claim(sessions, message_id, now())
+        message = _claim(sessions, message_id, now(), claim_time)
         if message is None:
             continue  # sent, failed or taken by another sender since the query
         try:
@@ -218,7 +226,7 @@ def _due(at: datetime) -> Any:
 
 
 def _claim(
-    sessions: sessionmaker[Session], message_id: int, at: datetime
+    sessions: sessionmaker[Session], message_id: int, at: datetime, claim_time: timedelta
 ) -> OutboundMessage | None:
     """Take message ``message_id`` for sending, or None when it is no longer due and queued.
 
@@ -234,7 +242,7 @@ def _claim(
                 OutboundMessage.state == OutboundState.QUEUED,
                 _due(at),
             )
-            .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=at + CLAIM_TIME)
+            .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=at + claim_time)
             .execution_options(synchronize_session=False)
         )
         if cast("CursorResult[Any]", result).rowcount != 1:

@@ -16,6 +16,7 @@ from datetime import UTC, datetime, timedelta
 from judge.services.app import App
 from judge.services.games import due_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
+from judge.services.notices import send_late_notices, send_reminders
 from judge.services.outbox import Transport, deliver_pending
 from judge.services.scheduler import DeadlineScheduler, wanted_jobs
 
@@ -97,6 +98,11 @@ class Server:
         with self.app.sessions() as session, session.begin():
             for line in reload_configs(session, self.app.judge, now):
                 log.info("%s", line)
+        with self.app.sessions() as session, session.begin():
+            sent = send_reminders(session, self.app.judge, now)
+            sent += send_late_notices(session, self.app.judge, now)
+        if sent:
+            self.outbox_ready.set()
         with self.app.sessions() as session:
             due = due_games(session, now)
         changed = False
