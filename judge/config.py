@@ -123,6 +123,10 @@ class JudgeSettings:
     imap: ImapSettings | None = None
     smtp: SmtpSettings | None = None
     inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
+    #: Game files ``judge serve`` loads by itself (new ones, and edits to known ones):
+    #: default ``games/`` beside the settings file; ``games_dir`` in ``[judge]`` overrides
+    #: it (relative to the project, like ``var_dir``).
+    games_dir: Path | None = None
 
     @property
     def url(self) -> str:
@@ -146,7 +150,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
             )
     known = {
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
-        "replies_per_hour", "tick_seconds",
+        "replies_per_hour", "games_dir", "tick_seconds",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -165,6 +169,11 @@ def load_settings(path: Path | None) -> JudgeSettings:
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
+        games_dir=(
+            base / str(judge["games_dir"])
+            if "games_dir" in judge
+            else path.resolve().parent / "games"
+        ),
     )
 
 

@@ -149,6 +149,12 @@ def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
         f'[judge]\naddress = "judge@example.org"\nvar_dir = "{tmp_path / "var"}"\n'
         f"[inbound]\nport = {port}\n"
     )
+    # A game file dropped in config/games is loaded (and, with start = "auto", started).
+    (config.parent / "games").mkdir()
+    (config.parent / "games" / "test01.toml").write_text(
+        GAME_FILE.replace('rules = "2023"', 'rules = "2023"\nstart = "auto"')
+    )
+    (config.parent / "games" / "broken.toml").write_text("[game]\nname = 'Bad Name'\n")
     process = subprocess.Popen(
         [sys.executable, "-m", "judge.cli", "--config", str(config), "serve"],
         cwd=ROOT,
@@ -165,8 +171,15 @@ def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
         send(port, "someone@example.net", "HELP\r\n")
         folder = tmp_path / "var" / "mail" / "someone@example.net" / "new"
         wait_for(lambda: folder.exists() and any(folder.iterdir()))
+        russia = tmp_path / "var" / "mail" / "russia@example.org" / "new"
+        wait_for(lambda: russia.exists() and any(russia.iterdir()))
+        first = next(russia.iterdir()).read_text()
+        assert "Subject: Diplomacy game test01 starts: you are Russia" in first
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=15) == 0
+        assert process.stderr is not None
+        log = process.stderr.read()
+        assert "broken.toml: not loaded:" in log and "[game] name: expected" in log
     finally:
         if process.poll() is None:
             process.kill()

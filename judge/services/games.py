@@ -616,3 +616,39 @@ def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime
         )
         queue_mail(session, judge, to=player.address, mail=mail, kind="deadline", now=now,
                    game_id=game.id)  # fmt: skip
+
+
+def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetime) -> list[str]:
+    """Load every game file in ``games_dir`` that no game was loaded from yet.
+
+    A bad file is reported (a line for the log) and tried again only once it changes.
+    """
+    from judge.config import ConfigError
+
+    if not games_dir.is_dir():
+        return []
+    known = {Path(p).resolve() for p in session.scalars(select(Game.config_path)) if p}
+    report: list[str] = []
+    for path in sorted(games_dir.glob("*.toml")):
+        resolved = path.resolve()
+        if resolved in known:
+            continue
+        try:
+            digest = hashlib.sha256(path.read_bytes()).hexdigest()
+        except OSError:
+            continue
+        if _REFUSED_FILES.get(resolved) == digest:
+            continue
+        try:
+            with session.begin_nested():
+                loaded = load_game(session, judge, resolved, now)
+        except (ConfigError, ServiceError) as err:
+            _REFUSED_FILES[resolved] = digest
+            report.append(f"{path.name}: not loaded: {err}")
+            continue
+        report.append(f"{path.name}: loaded game {loaded.game} ({', '.join(loaded.changes)})")
+    return report
+
+
+#: Game files found bad, by path, with the content digest that was refused.
+_REFUSED_FILES: dict[Path, str] = {}

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from judge.services.app import App
-from judge.services.games import due_games, process_game, reload_configs
+from judge.services.games import due_games, load_new_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
 from judge.services.notices import send_late_notices, send_reminders
 from judge.services.outbox import Transport, deliver_pending
@@ -95,9 +95,15 @@ class Server:
         now = self.clock()
         # Game files edited by the game master are noticed here (a file watch by polling;
         # SIGHUP only wakes this loop sooner).
+        games_dir = self.app.judge.settings.games_dir
         with self.app.sessions() as session, session.begin():
-            for line in reload_configs(session, self.app.judge, now):
-                log.info("%s", line)
+            lines = reload_configs(session, self.app.judge, now)
+            if games_dir is not None:
+                lines += load_new_games(session, self.app.judge, games_dir, now)
+        for line in lines:
+            log.info("%s", line)
+            if "edit refused" in line or "not loaded" in line:
+                self.outbox_ready.set()
         with self.app.sessions() as session, session.begin():
             sent = send_reminders(session, self.app.judge, now)
             sent += send_late_notices(session, self.app.judge, now)
