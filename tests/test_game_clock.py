@@ -169,3 +169,78 @@ def test_a_deadline_missed_while_the_judge_was_down_is_processed_at_start(tmp_pa
     server = Server(late, clock=lambda: at("2026-11-27 09:00"), tick=0.05, use_scheduler=False)
     server._deadlines()
     assert game_row(app).phase == "F1901M"
+
+
+def test_a_config_edit_is_noticed_by_the_running_judge(tmp_path: Path) -> None:
+    import time
+
+    from judge.services.serve import Server
+
+    app, table = started_game(tmp_path)
+    server = Server(app, clock=lambda: at("2026-11-24 09:00"), tick=0.05, use_scheduler=False)
+    import threading
+
+    thread = threading.Thread(
+        target=server._loop, args=("deadlines", server.deadline_ready, server._deadlines)
+    )
+    thread.start()
+    try:
+        path = tmp_path / "test01.toml"
+        path.write_text(
+            path.read_text().replace(
+                'timezone = "Europe/London"',
+                'timezone = "Europe/London"\ndeadline = "2026-11-26 12:00"',
+            )
+        )
+        limit = time.monotonic() + 10
+        while game_row(app).deadline != at("2026-11-26 12:00") and time.monotonic() < limit:
+            time.sleep(0.05)
+        assert game_row(app).deadline == at("2026-11-26 12:00")
+    finally:
+        server.stopping.set()
+        server.deadline_ready.set()
+        thread.join(5)
+    assert len([r for r in table.new_mail() if r.kind == "deadline"]) == 7
+
+
+def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop(
+    tmp_path: Path,
+) -> None:
+    import threading
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import create_engine, text
+
+    from judge.services.scheduler import DeadlineScheduler
+
+    url = f"sqlite:///{tmp_path / 'sched.db'}"
+    woken = threading.Event()
+    scheduler = DeadlineScheduler(url, woken.set)
+    scheduler.start()
+    try:
+        soon = datetime.now(UTC) + timedelta(seconds=1)
+        later = datetime.now(UTC) + timedelta(days=2)
+        scheduler.sync({"deadline:a": soon, "deadline:b": later})
+        with create_engine(url).connect() as conn:
+            ids = sorted(r[0] for r in conn.execute(text("SELECT id FROM apscheduler_jobs")))
+        assert ids == ["deadline:a", "deadline:b"]
+        assert woken.wait(10)
+        scheduler.sync({"deadline:b": later})
+        assert [j.id for j in scheduler.scheduler.get_jobs()] == ["deadline:b"]
+    finally:
+        scheduler.stop()
+    # A job whose time passed while the judge was down still fires (misfires are kept).
+    woken.clear()
+    restarted = DeadlineScheduler(url, woken.set)
+    restarted.scheduler.add_job(
+        "judge.services.scheduler:wake",
+        "date",
+        run_date=datetime.now(UTC) - timedelta(hours=1),
+        args=[url],
+        id="deadline:c",
+    )
+    restarted.start()
+    try:
+        assert woken.wait(10)
+    finally:
+        restarted.stop()
