@@ -327,7 +327,11 @@ class OutboundMessage(Base):
     """An email waiting to be sent, or sent: written in the same transaction as its cause."""
 
     __tablename__ = "outbox"
-    __table_args__ = (_one_of("state", OutboundState),)
+    __table_args__ = (
+        _one_of("state", OutboundState),
+        # The per-sender reply ration counts a sender's recent mail on every message.
+        Index(None, "to_addr", "created_at"),
+    )
 
     id: Mapped[int] = mapped_column(primary_key=True)
     message_id: Mapped[str] = mapped_column(String, unique=True)

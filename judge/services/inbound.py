@@ -248,6 +248,15 @@ class _Conversation:
         self.signed: _Signed | None = None
         self.reply = _Reply()
         self.touched_orders = False
+        self._positions: dict[tuple[int, int], Position] = {}
+
+    def _position(self, game: Game) -> Position:
+        """The game's current position, read once per message and phase."""
+        key = (game.id, game.seq)
+        position = self._positions.get(key)
+        if position is None:
+            position = self._positions[key] = current_position(self.session, game)
+        return position
 
     # -- dispatch -----------------------------------------------------------------
 
@@ -342,7 +351,7 @@ class _Conversation:
             raise ServiceError(f"game {game.name} has not started yet")
         if game.status == "finished":
             raise ServiceError(f"game {game.name} is over")
-        position = current_position(self.session, game)
+        position = self._position(game)
         kind = position.phase.kind
         for piece in parse_orders(line, self.map, kind):
             if piece.order is None:
@@ -602,7 +611,7 @@ class _Conversation:
         game = self._named_or_signed(command)
         if game.phase is None:
             raise ServiceError(f"game {game.name} has not started")
-        position = current_position(self.session, game)
+        position = self._position(game)
         self.reply.paragraphs.append(
             f"Summary of {game.name}, {position.phase.describe()}:\n\n{position_report(position)}"
         )
@@ -645,7 +654,7 @@ class _Conversation:
         game.status = "active"
         if game.deadline is not None and game.deadline <= self.now:
             # The deadline passed while paused: the players get a full phase again.
-            position = current_position(self.session, game)
+            position = self._position(game)
             game.deadline = next_deadline(self.now, position.phase.kind, game.settings or {})
             record = current_phase(self.session, game)
             if record is not None:
@@ -703,7 +712,7 @@ class _Conversation:
             )
 
     def _confirmation(self, game: Game, player: Player, copy_note: str | None) -> RenderedMail:
-        position = current_position(self.session, game)
+        position = self._position(game)
         active = [o for o in self._active(game, player) if o.canonical is not None]
         active.sort(key=lambda o: o.id)
         kind = position.phase.kind
