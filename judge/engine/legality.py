@@ -169,8 +169,8 @@ def _useful_seas(game_map: Map, source: str, destination: str) -> frozenset[str]
     found = _USEFUL.get(key)
     if found is not None:
         return found
-    start = _coast_seas(game_map, source)
-    end = _coast_seas(game_map, destination)
+    start = coast_seas(game_map, source)
+    end = coast_seas(game_map, destination)
     adj = game_map.fleet_adj_prov
     useful: set[str] = set()
 
@@ -204,10 +204,10 @@ def fleet_route_exists(position: Position, source: str, destination: str) -> boo
     if not (game_map.is_coastal(source) and game_map.is_coastal(destination)):
         return False
     units = position.units
-    end = _coast_seas(game_map, destination)
+    end = coast_seas(game_map, destination)
     frontier = [
         s
-        for s in _coast_seas(game_map, source)
+        for s in coast_seas(game_map, source)
         if (u := units.get(s)) is not None and u.type is FLEET
     ]
     seen = set(frontier)
@@ -229,7 +229,8 @@ _SEA_CACHE: dict[int, dict[str, int]] = {}
 _COAST_SEAS: dict[tuple[int, str], frozenset[str]] = {}
 
 
-def _coast_seas(game_map: Map, province: str) -> frozenset[str]:
+def coast_seas(game_map: Map, province: str) -> frozenset[str]:
+    """The seas next to a coastal province (any of its coasts), cached per map."""
     key = (id(game_map), province)
     seas = _COAST_SEAS.get(key)
     if seas is None:

@@ -30,7 +30,7 @@ from collections.abc import Mapping
 
 from judge.engine.board import Map
 from judge.engine.errors import OrderError
-from judge.engine.legality import check_adjustment, check_movement, check_retreat
+from judge.engine.legality import check_adjustment, check_movement, check_retreat, coast_seas
 from judge.engine.orders import (
     Build,
     Convoy,
@@ -56,24 +56,7 @@ __all__ = [
     "retreat_options",
 ]
 
-_COAST_SEAS: dict[tuple[int, str], frozenset[str]] = {}
 _SEA_COASTS: dict[tuple[int, str], frozenset[str]] = {}
-
-
-def _coast_seas(game_map: Map, province: str) -> frozenset[str]:
-    """The seas next to a coastal province (any of its coasts)."""
-    key = (id(game_map), province)
-    found = _COAST_SEAS.get(key)
-    if found is None:
-        locations = game_map.coasts.get(province) or (province,)
-        found = frozenset(
-            p
-            for loc in locations
-            for p in game_map.fleet_adj_prov.get(loc, frozenset())
-            if game_map.is_sea(p)
-        )
-        _COAST_SEAS[key] = found
-    return found
 
 
 def _sea_coasts(game_map: Map, sea: str) -> frozenset[str]:
@@ -134,7 +117,7 @@ class _Context:
         if game_map.is_coastal(province):
             chains = self.chains()
             seen: set[frozenset[str]] = set()
-            for sea in _coast_seas(game_map, province):
+            for sea in coast_seas(game_map, province):
                 group = chains.get(sea)
                 if group is None or group in seen:
                     continue
