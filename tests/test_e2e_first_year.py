@@ -125,6 +125,14 @@ def play_first_year(app: App, tmp_path: Path) -> None:
         game = session.scalars(select(Game)).one()
         position = current_position(session, game)
     assert {p: d.retreats for p, d in position.dislodged.items()} == {"tri": ("adr", "alb")}
+    after_fall = {
+        "ank": "Tur F", "bel": "Fra A", "bla": "Rus F", "bul": "Tur A", "den": "Ger F",
+        "gal": "Aus A", "hol": "Ger A", "mar": "Fra A", "mun": "Ger A", "nwg": "Eng F",
+        "nwy": "Eng F", "por": "Fra F", "rum": "Rus A", "ser": "Aus A", "sev": "Rus A",
+        "smy": "Tur A", "swe": "Rus F", "tri": "Ita A", "tun": "Ita F", "ven": "Ita A",
+        "yor": "Eng A",
+    }  # fmt: skip
+    assert table.units() == after_fall
 
     # -- Fall 1901 retreats: Austria retreats to Albania (a first try to Venice fails) --
     table.send("austria@example.org", "SIGNON Atest01 pw-aus\nF Tri-Ven\n", "2026-11-28 10:00")
@@ -134,6 +142,7 @@ def play_first_year(app: App, tmp_path: Path) -> None:
     table.process("2026-11-28 20:00")
     table.check("07_retreat_results")
     assert table.phase() == "W1901A"
+    assert table.units() == {**after_fall, "alb": "Aus F"}
 
     # -- Winter 1901 ---------------------------------------------------------------
     table.send("england@example.org", "SIGNON Etest01 pw-eng\nBuild F Lon\n", "2026-11-29 09:00")
