@@ -203,7 +203,7 @@ def _movement(
 
     orders: dict[str, Order] = {p: c[1] for p, c in chosen.items()}
     if rules.implied_orders:
-        _add_implied(position, orders, chosen)
+        _add_implied(position, orders, chosen, rules)
 
     defaulted: set[str] = set()
     for prov, unit in units.items():
@@ -310,6 +310,7 @@ def _add_implied(
     position: Position,
     orders: dict[str, Order],
     chosen: dict[str, tuple[str | None, Order, str]],
+    rules: Rules,
 ) -> None:
     """House rule 3.8: a support or convoy also orders the supported unit, if it has none."""
     for prov, order in list(orders.items()):
@@ -329,7 +330,7 @@ def _add_implied(
         if position.units[target].power != position.units[prov].power:
             continue
         try:
-            orders[target] = check_movement(position, power, implied, Rules())
+            orders[target] = check_movement(position, power, implied, rules)
         except OrderError:
             continue
         chosen[target] = (power, orders[target], "")

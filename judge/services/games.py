@@ -569,9 +569,8 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     report: list[str] = []
     for game in session.scalars(select(Game).where(Game.config_path.is_not(None))).all():
         path = Path(game.config_path or "")
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
+        digest = _file_digest(path)
+        if digest is None:
             continue  # a file being rewritten, or moved away: try again later
         settings = dict(game.settings or {})
         if digest in (game.config_digest, settings.get("rejected_config")):
@@ -633,9 +632,8 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
         resolved = path.resolve()
         if resolved in known:
             continue
-        try:
-            digest = hashlib.sha256(path.read_bytes()).hexdigest()
-        except OSError:
+        digest = _file_digest(resolved)
+        if digest is None:
             continue
         if _REFUSED_FILES.get(resolved) == digest:
             continue
@@ -652,3 +650,22 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
 
 #: Game files found bad, by path, with the content digest that was refused.
 _REFUSED_FILES: dict[Path, str] = {}
+
+
+#: path -> (modification time, size, sha256): the judge looks at every game file every
+#: second, and rereads one only when the file system says it changed.
+_DIGESTS: dict[Path, tuple[int, int, str]] = {}
+
+
+def _file_digest(path: Path) -> str | None:
+    """The sha256 of a file's bytes, or ``None`` if it cannot be read now."""
+    try:
+        stat = path.stat()
+        known = _DIGESTS.get(path)
+        if known is not None and known[:2] == (stat.st_mtime_ns, stat.st_size):
+            return known[2]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    _DIGESTS[path] = (stat.st_mtime_ns, stat.st_size, digest)
+    return digest

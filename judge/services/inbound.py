@@ -9,6 +9,7 @@ to be retried; nothing the player sent is lost.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import re
 from collections.abc import Callable
@@ -20,6 +21,7 @@ from sqlalchemy import func, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import Command, parse_commands
+from judge.config import rules_from_dict
 from judge.db.models import (
     Game,
     InboundMessage,
@@ -69,7 +71,13 @@ def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage
 
     Returns the stored row and whether it is new.  The caller commits.
     """
-    mail = decode(raw)
+    # Storing needs only the header: the body is decoded once, when the message is read.
+    mail = decode(_header_block(raw))
+    if mail.message_id.endswith("@judge.invalid>"):
+        # No Message-ID: name the message by all of its bytes, not just its header.
+        mail = dataclasses.replace(
+            mail, message_id=f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>"
+        )
     existing = session.scalar(
         select(InboundMessage).where(InboundMessage.message_id == mail.message_id)
     )
@@ -87,6 +95,15 @@ def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage
     session.add(row)
     session.flush()
     return row, True
+
+
+def _header_block(raw: bytes) -> bytes:
+    """The header of a raw message (up to the first empty line), or at most 256 KiB."""
+    limit = 262144
+    end = raw.find(b"\r\n\r\n", 0, limit)
+    if end < 0:
+        end = raw.find(b"\n\n", 0, limit)
+    return (raw[:end] if end >= 0 else raw[:limit]) + b"\r\n\r\n"
 
 
 def process_pending(
@@ -185,9 +202,7 @@ def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -
     raw = row.raw
     if len(raw) > judge.settings.max_message_bytes:
         # Only the header is needed to refuse politely; decoding megabytes is not.
-        end = raw.find(b"\r\n\r\n", 0, 262144)
-        end = raw.find(b"\n\n", 0, 262144) if end < 0 else end
-        raw = raw[: end if end > 0 else 262144] + b"\r\n\r\n"
+        raw = _header_block(raw)
     mail = decode(raw)
     reason = refuse_reason(
         mail,
@@ -378,10 +393,7 @@ class _Conversation:
     def _take_order(
         self, game: Game, player: Player, position: Position, text: str, order: Order
     ) -> None:
-        rules_doc = game.rules or {}
-        from judge.config import rules_from_dict
-
-        rules = rules_from_dict(rules_doc)
+        rules = rules_from_dict(game.rules or {})
         kind = position.phase.kind
         try:
             if kind is PhaseKind.MOVEMENT:
