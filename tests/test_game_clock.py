@@ -225,6 +225,11 @@ def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop
             ids = sorted(r[0] for r in conn.execute(text("SELECT id FROM apscheduler_jobs")))
         assert ids == ["deadline:a", "deadline:b"]
         assert woken.wait(10)
+        import time
+
+        limit = time.monotonic() + 10
+        while scheduler.scheduler.get_job("deadline:a") is not None and time.monotonic() < limit:
+            time.sleep(0.05)
         scheduler.sync({"deadline:b": later})
         assert [j.id for j in scheduler.scheduler.get_jobs()] == ["deadline:b"]
     finally:
@@ -242,5 +247,13 @@ def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop
     restarted.start()
     try:
         assert woken.wait(10)
+        # Let the scheduler finish with the job (it removes a date job after running it)
+        # before shutting it down under its feet.
+        import time
+
+        limit = time.monotonic() + 10
+        while restarted.scheduler.get_job("deadline:c") is not None and time.monotonic() < limit:
+            time.sleep(0.05)
+        assert restarted.scheduler.get_job("deadline:c") is None
     finally:
         restarted.stop()
