@@ -178,7 +178,7 @@ def cmd_inject(args: argparse.Namespace) -> int:
         print(f"judge inject: cannot read {args.file}: {err.strerror}", file=sys.stderr)
         return 2
     now = _now(args)
-    with app.sessions() as session, session.begin():
+    with app.store_sessions() as session, session.begin():
         row, new = receive(session, raw, now)
         inbound_id = row.id
         if not new:

@@ -67,7 +67,7 @@ def _sqlite_file(url: URL) -> Path | None:
     return Path(database)
 
 
-def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
+def make_engine(url: str, *, foreign_keys: bool = True, durable: bool = True) -> Engine:
     """An engine for ``url``, set up so that SQLite behaves like a real database.
 
     For SQLite: the file's directory is created if missing; foreign keys are enforced on every
@@ -77,6 +77,16 @@ def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
     turns instead of one failing at once with "database is locked" when both read and then
     write. SAVEPOINTs and transactional DDL work as on PostgreSQL.
 
+    ``durable``: every commit is on disk when it returns (SQLite ``synchronous=FULL``, the
+    PostgreSQL default). ``durable=False`` lets a commit return once it is written to the
+    operating system (SQLite's WAL with ``synchronous=NORMAL``; PostgreSQL's
+    ``synchronous_commit=off``): it survives the judge being killed, and the database stays
+    consistent after a power cut, which may only undo the last fraction of a second of
+    commits. The judge stores incoming mail durably, before it tells the mail server it has
+    the message; everything else is derived from stored mail and may use the cheaper commit
+    (after a power cut a message may be processed again and its reply sent twice, but
+    nothing is lost).
+
     ``foreign_keys=False`` is for migrations only: SQLite's batch mode copies a table, drops
     the original and renames the copy, and with foreign keys on, that DROP would cascade into
     the rows of every table that refers to it.
@@ -84,7 +94,20 @@ def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
     parsed = make_url(url)
     if parsed.get_backend_name() != "sqlite":
         # pool_pre_ping: a long-running judge outlives server restarts and idle timeouts.
-        return create_engine(parsed, pool_pre_ping=True)
+        engine = create_engine(parsed, pool_pre_ping=True)
+        if not durable and parsed.get_backend_name() == "postgresql":
+
+            @event.listens_for(engine, "connect")
+            def _async_commit(dbapi_connection: Any, _record: object) -> None:
+                # Set per connection, so the durable engine's connections keep the default.
+                cursor = dbapi_connection.cursor()
+                try:
+                    cursor.execute("SET synchronous_commit = off")
+                finally:
+                    cursor.close()
+                dbapi_connection.commit()
+
+        return engine
 
     path = _sqlite_file(parsed)
     if path is not None:
@@ -110,6 +133,9 @@ def make_engine(url: str, *, foreign_keys: bool = True) -> Engine:
                 # costs one fsync of the log instead of two of the database.  The mode
                 # is stored in the file.
                 cursor.execute("PRAGMA journal_mode=WAL")
+                # Per connection: FULL syncs the log at every commit, which also makes
+                # durable whatever NORMAL commits of other connections wrote before.
+                cursor.execute(f"PRAGMA synchronous={'FULL' if durable else 'NORMAL'}")
         finally:
             cursor.close()
 

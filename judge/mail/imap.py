@@ -54,7 +54,10 @@ class ImapInbox:
 
     ``store(raw)`` must commit the message durably (idempotently, by Message-ID) before it
     returns; an exception from it leaves the message unmarked on the server, ends the pass
-    and is retried on a later one.  ``on_stored()`` is called after each batch in which
+    and is retried on a later one.  ``store_many(raws)``, when given, stores a whole fetched
+    batch in one commit (one disk sync instead of one per message); if it raises, nothing
+    of the batch counts as stored and its messages go through ``store`` one by one, so one
+    bad message cannot hold back the others.  ``on_stored()`` is called after each batch in which
     messages were stored (to wake whatever processes them).  ``sleep(seconds)`` waits
     between reconnection attempts; the default returns as soon as ``stop`` is set, and a
     replacement should too.  ``use_idle=False`` polls every ``settings.poll_seconds`` even
@@ -67,6 +70,7 @@ class ImapInbox:
         store: Callable[[bytes], None],
         *,
         stop: threading.Event,
+        store_many: Callable[[Sequence[bytes]], None] | None = None,
         on_stored: Callable[[], None] | None = None,
         logger: logging.Logger | None = None,
         sleep: Callable[[float], None] | None = None,
@@ -88,6 +92,7 @@ class ImapInbox:
             raise ValueError("batch_size must be at least 1")
         self._settings = settings
         self._store = store
+        self._store_many = store_many
         self._stop = stop
         self._on_stored = on_stored
         self._log = logger or logging.getLogger(__name__)
@@ -284,23 +289,12 @@ class ImapInbox:
                 break
             batch = uids[start : start + self._batch_size]
             fetched = client.fetch(batch, [b"BODY.PEEK[]"])
-            done: list[int] = []
-            failed = False
+            found: list[tuple[int, bytes]] = []
             for uid in batch:
                 raw = fetched.get(uid, {}).get(b"BODY[]")
-                if raw is None:  # expunged by another client since the SEARCH
-                    continue
-                try:
-                    self._store(bytes(raw))
-                except Exception:
-                    self._log.exception(
-                        "IMAP: storing message UID %s failed; it stays unmarked on the "
-                        "server and is tried again on a later pass",
-                        uid,
-                    )
-                    failed = True
-                    break
-                done.append(uid)
+                if raw is not None:  # else expunged by another client since the SEARCH
+                    found.append((uid, bytes(raw)))
+            done, failed = self._store_batch(found)
             if done:
                 self._mark(client, done)
                 stored += len(done)
@@ -312,6 +306,33 @@ class ImapInbox:
         if stored:
             self._log.info("IMAP: stored %d message(s)", stored)
         return stored
+
+    def _store_batch(self, found: list[tuple[int, bytes]]) -> tuple[list[int], bool]:
+        """Store fetched messages; return the UIDs stored and whether one failed."""
+        if self._store_many is not None and len(found) > 1:
+            try:
+                self._store_many([raw for _uid, raw in found])
+            except Exception:
+                self._log.warning(
+                    "IMAP: storing %d messages at once failed; storing them one by one",
+                    len(found),
+                    exc_info=True,
+                )
+            else:
+                return [uid for uid, _raw in found], False
+        done: list[int] = []
+        for uid, raw in found:
+            try:
+                self._store(raw)
+            except Exception:
+                self._log.exception(
+                    "IMAP: storing message UID %s failed; it stays unmarked on the "
+                    "server and is tried again on a later pass",
+                    uid,
+                )
+                return done, True
+            done.append(uid)
+        return done, False
 
     def _mark(self, client: Any, uids: Sequence[int]) -> None:
         """Mark stored messages so that no later pass fetches them again."""

@@ -16,8 +16,11 @@ call :meth:`SmtpTransport.close`) to end it politely.
 from __future__ import annotations
 
 import logging
+import select
 import smtplib
+import socket
 import ssl
+import time
 from datetime import datetime
 from types import TracebackType
 from typing import Self
@@ -31,6 +34,20 @@ from judge.services.outbox import PermanentError, ServerUnavailable, TransientEr
 __all__ = ["SmtpTransport", "classify_error"]
 
 log = logging.getLogger(__name__)
+
+#: A connection used less than this many seconds ago is reused without a NOOP first.
+FRESH_SECONDS = 5.0
+
+
+def _readable(sock: socket.socket) -> bool:
+    """Whether ``sock`` has something to read now (data, or the peer's end of file)."""
+    if isinstance(sock, ssl.SSLSocket) and sock.pending():
+        return True
+    try:
+        readable, _, _ = select.select([sock], [], [], 0)
+    except (OSError, ValueError):  # closed: as good as "the server hung up"
+        return True
+    return bool(readable)
 
 
 def _reply(code: int, text: bytes | str) -> str:
@@ -130,6 +147,7 @@ class SmtpTransport:
             if settings.ca_file:
                 self._context.load_verify_locations(cafile=settings.ca_file)
         self._connection: smtplib.SMTP | None = None
+        self._last_used = 0.0
 
     def __enter__(self) -> Self:
         return self
@@ -151,6 +169,7 @@ class SmtpTransport:
             connection.send_message(
                 mail, from_addr=judge.settings.address, to_addrs=[message.to_addr]
             )
+            self._last_used = time.monotonic()
         except Exception as err:
             # After a failure the session's state is unknown: start afresh next time.
             self._drop()
@@ -177,14 +196,21 @@ class SmtpTransport:
     def _connect(self) -> smtplib.SMTP:
         """The open connection if it still answers, else a new one, logged in."""
         if self._connection is not None:
-            # The server may have closed an idle connection since the last message. A NOOP
-            # finds out before the message is started, so retrying on a new connection
-            # cannot send it twice.
-            try:
-                if self._connection.noop()[0] == 250:
+            # The server may have closed the connection since the last message (an idle
+            # timeout, a restart). Find out before the message is started, so that
+            # retrying on a new connection cannot send it twice. A server that closes
+            # says so first (421) or just closes: either way the socket turns readable,
+            # which costs no round trip to see, so in a burst no NOOP is needed; after a
+            # quiet spell a NOOP also catches a peer that vanished without a word.
+            sock = self._connection.sock
+            if sock is not None and not _readable(sock):
+                if time.monotonic() - self._last_used < FRESH_SECONDS:
                     return self._connection
-            except (smtplib.SMTPException, OSError):
-                pass
+                try:
+                    if self._connection.noop()[0] == 250:
+                        return self._connection
+                except (smtplib.SMTPException, OSError):
+                    pass
             self._drop()
         settings = self.settings
         connection: smtplib.SMTP

@@ -17,11 +17,17 @@ from judge.services.outbox import Transport
 @dataclass
 class App:
     """A judge ready to work: its context, its sessions and its outbound transport
-    (the SMTP relay of ``[smtp]``, else the local Maildirs)."""
+    (the SMTP relay of ``[smtp]``, else the local Maildirs).
+
+    ``sessions`` commit cheaply (see :func:`~judge.db.session.make_engine`'s ``durable``);
+    ``store_sessions`` commit to disk before they return, and are the ones that store
+    incoming mail: the judge says it has a message only once nothing can undo that.
+    """
 
     judge: Judge
     sessions: sessionmaker[Session]
     transport: Transport
+    store_sessions: sessionmaker[Session]
 
 
 def open_app(settings: JudgeSettings | None = None, config: Path | None = None) -> App:
@@ -30,7 +36,8 @@ def open_app(settings: JudgeSettings | None = None, config: Path | None = None) 
         settings = load_settings(config)
     settings.var_dir.mkdir(parents=True, exist_ok=True)
     upgrade(settings.url)
-    sessions = make_sessionmaker(make_engine(settings.url))
+    sessions = make_sessionmaker(make_engine(settings.url, durable=False))
+    store_sessions = make_sessionmaker(make_engine(settings.url, durable=True))
     transport: Transport
     if settings.smtp is not None:
         from judge.mail.smtp_out import SmtpTransport
@@ -38,4 +45,4 @@ def open_app(settings: JudgeSettings | None = None, config: Path | None = None) 
         transport = SmtpTransport(settings.smtp)
     else:
         transport = MaildirTransport(settings.var_dir)
-    return App(Judge(settings=settings), sessions, transport)
+    return App(Judge(settings=settings), sessions, transport, store_sessions)

@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import logging
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select, update
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import Command, parse_commands
@@ -37,6 +38,7 @@ from judge.engine.notation import format_order, parse_order, parse_orders
 from judge.engine.orders import Build, Order, Remove, Waive
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
+from judge.engine.rules import Rules
 from judge.mail.decode import IncomingMail, decode, order_text
 from judge.mail.rules import refuse_reason
 from judge.presenters import (
@@ -62,6 +64,8 @@ from judge.services.games import (
 )
 from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password, verify_password
+
+log = logging.getLogger(__name__)
 
 # -- storing --------------------------------------------------------------------------
 
@@ -106,8 +110,16 @@ def _header_block(raw: bytes) -> bytes:
     return (raw[:end] if end >= 0 else raw[:limit]) + b"\r\n\r\n"
 
 
+#: Stored messages processed in one transaction: one commit (and one flush of all their
+#: rows) for the lot.
+BATCH_SIZE = 50
+
+
 def process_pending(
-    sessions: sessionmaker[Session], judge: Judge, now: Callable[[], datetime]
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    now: Callable[[], datetime],
+    batch_size: int = BATCH_SIZE,
 ) -> int:
     """Process every stored message not yet done; return how many were handled."""
     with sessions() as session:
@@ -118,9 +130,43 @@ def process_pending(
                 .order_by(InboundMessage.id)
             )
         )
-    for inbound_id in ids:
-        process_one(sessions, judge, inbound_id, now())
+    for start in range(0, len(ids), batch_size):
+        process_batch(sessions, judge, ids[start : start + batch_size], now())
     return len(ids)
+
+
+def process_batch(
+    sessions: sessionmaker[Session], judge: Judge, inbound_ids: Sequence[int], now: datetime
+) -> dict[int, str]:
+    """Process stored messages in order in one transaction; return each one's new state.
+
+    When anything fails, the whole transaction is undone and every message of the batch
+    is processed again in a transaction of its own (:func:`process_one`), so the failing
+    one is parked alone and the others go through.  Failures are rare (a bug, the
+    database going away), so the common case pays for no savepoints.
+    """
+    if len(inbound_ids) == 1:
+        return {inbound_ids[0]: process_one(sessions, judge, inbound_ids[0], now)}
+    states: dict[int, str] = {}
+    try:
+        with sessions() as session, session.begin():
+            # One SELECT for the batch; get() below then finds each row in the session
+            # (whose identity map holds only what is referenced: hence ``rows``).
+            rows = list(
+                session.scalars(select(InboundMessage).where(InboundMessage.id.in_(inbound_ids)))
+            )
+            cache = _BatchCache()
+            for inbound_id in inbound_ids:
+                states[inbound_id] = _process_in(session, judge, inbound_id, now, cache)
+            del rows
+    except Exception:
+        log.warning(
+            "processing %d messages together failed; processing them one by one",
+            len(inbound_ids),
+            exc_info=True,
+        )
+        return {i: process_one(sessions, judge, i, now) for i in inbound_ids}
+    return states
 
 
 def process_one(
@@ -129,13 +175,9 @@ def process_one(
     """Process one stored message in one transaction; on error park it as failed."""
     try:
         with sessions() as session, session.begin():
-            row = session.get(InboundMessage, inbound_id)
-            if row is None or row.state in ("done", "ignored"):
-                return row.state if row is not None else "missing"
-            row.attempts += 1
-            handle(session, judge, row, now)
-            return row.state
+            return _process_in(session, judge, inbound_id, now, _BatchCache())
     except Exception as err:
+        log.warning("message %d failed", inbound_id, exc_info=True)
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
             if row is not None:
@@ -143,6 +185,37 @@ def process_one(
                 row.attempts += 1
                 row.reason = f"{type(err).__name__}: {err}"[:1000]
         return "failed"
+
+
+def _process_in(
+    session: Session, judge: Judge, inbound_id: int, now: datetime, cache: _BatchCache
+) -> str:
+    """Process one message inside the caller's transaction (which fails if it raises)."""
+    row = session.get(InboundMessage, inbound_id)
+    if row is None or row.state in ("done", "ignored"):
+        return row.state if row is not None else "missing"
+    row.attempts += 1
+    handle(session, judge, row, now, cache)
+    return row.state
+
+
+@dataclass
+class _BatchCache:
+    """What the messages of one transaction look up again and again.
+
+    Only values that stay right for the whole transaction are kept: a position is filed
+    under its game's phase counter, and the ORM objects are the session's own.
+    """
+
+    games: dict[str, Game | None] = field(default_factory=dict)
+    players: dict[tuple[int, str], Player | None] = field(default_factory=dict)
+    positions: dict[tuple[int, int], Position] = field(default_factory=dict)
+    rules: dict[int, Rules] = field(default_factory=dict)
+    #: The active orders of a player in a phase, oldest first, by (game, seq, player):
+    #: every change to them in the transaction goes through these lists too.
+    orders: dict[tuple[int, int, int], list[OrderRecord]] = field(default_factory=dict)
+    #: Replies to an address in the last hour (the reply ration), once counted.
+    replies: dict[str, int] = field(default_factory=dict)
 
 
 # -- handling one message -------------------------------------------------------------
@@ -197,8 +270,17 @@ _ORDER_WORDS = {
 }  # fmt: skip
 
 
-def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -> None:
-    """Read one stored message and queue its reply (the caller holds the transaction)."""
+def handle(
+    session: Session,
+    judge: Judge,
+    row: InboundMessage,
+    now: datetime,
+    cache: _BatchCache | None = None,
+) -> None:
+    """Read one stored message and queue its reply (the caller holds the transaction).
+
+    ``cache`` may be shared by the messages of one transaction (see :func:`process_batch`).
+    """
     raw = row.raw
     if len(raw) > judge.settings.max_message_bytes:
         # Only the header is needed to refuse politely; decoding megabytes is not.
@@ -212,10 +294,12 @@ def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
+    cache = cache or _BatchCache()
     if reason is not None:
         row.state = "ignored"
         row.reason = reason
         if reason.startswith("too large") and mail.sender:
+            _note_reply(cache, mail.sender)
             _reply(session, judge, row, mail, now, _Reply(paragraphs=[
                 f"Your message of {len(row.raw):,} bytes is larger than this judge reads "
                 f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
@@ -228,33 +312,56 @@ def handle(session: Session, judge: Judge, row: InboundMessage, now: datetime) -
         return
     lines, _dropped = order_text(mail.text)
     commands, _after = parse_commands(lines)
-    conversation = _Conversation(session, judge, mail, now)
+    conversation = _Conversation(session, judge, mail, now, cache)
     for command in commands:
         conversation.run(command)
-    if _rate_limited(session, judge, mail.sender, now):
+    if _rate_limited(session, judge, mail.sender, now, cache):
         # The commands were carried out; only the answer is held back, as a last defence
         # against a mail loop with a robot the header rules did not recognise.
         row.reason = f"rate limit: more than {judge.settings.replies_per_hour} replies an hour"
     else:
         conversation.finish(row)
+        _note_reply(cache, mail.sender)
+        if conversation.signed is not None and conversation.signed.copy_to:
+            _note_reply(cache, conversation.signed.copy_to)
     row.state = "done"
 
 
-def _rate_limited(session: Session, judge: Judge, address: str, now: datetime) -> bool:
+def _rate_limited(
+    session: Session, judge: Judge, address: str, now: datetime, cache: _BatchCache
+) -> bool:
     """Whether ``address`` already had its ration of replies in the last hour."""
-    since = now - timedelta(hours=1)
-    count = session.scalar(
-        select(func.count(OutboundMessage.id)).where(
-            OutboundMessage.to_addr == address,
-            OutboundMessage.kind.in_(("confirm", "reply")),
-            OutboundMessage.created_at >= since,
+    count = cache.replies.get(address)
+    if count is None:
+        since = now - timedelta(hours=1)
+        count = cache.replies[address] = (
+            session.scalar(
+                select(func.count(OutboundMessage.id)).where(
+                    OutboundMessage.to_addr == address,
+                    OutboundMessage.kind.in_(("confirm", "reply")),
+                    OutboundMessage.created_at >= since,
+                )
+            )
+            or 0
         )
-    )
-    return (count or 0) >= judge.settings.replies_per_hour
+    return count >= judge.settings.replies_per_hour
+
+
+def _note_reply(cache: _BatchCache, address: str) -> None:
+    """Count a reply queued to ``address`` in the transaction's ration, once counted."""
+    if address in cache.replies:
+        cache.replies[address] += 1
 
 
 class _Conversation:
-    def __init__(self, session: Session, judge: Judge, mail: IncomingMail, now: datetime) -> None:
+    def __init__(
+        self,
+        session: Session,
+        judge: Judge,
+        mail: IncomingMail,
+        now: datetime,
+        cache: _BatchCache,
+    ) -> None:
         self.session = session
         self.judge = judge
         self.mail = mail
@@ -263,15 +370,27 @@ class _Conversation:
         self.signed: _Signed | None = None
         self.reply = _Reply()
         self.touched_orders = False
-        self._positions: dict[tuple[int, int], Position] = {}
+        self.cache = cache
 
     def _position(self, game: Game) -> Position:
-        """The game's current position, read once per message and phase."""
+        """The game's current position, read once per transaction and phase."""
         key = (game.id, game.seq)
-        position = self._positions.get(key)
+        position = self.cache.positions.get(key)
         if position is None:
-            position = self._positions[key] = current_position(self.session, game)
+            position = self.cache.positions[key] = current_position(self.session, game)
         return position
+
+    def _game(self, name: str) -> Game | None:
+        key = name.strip().lower()
+        if key not in self.cache.games:
+            self.cache.games[key] = find_game(self.session, key)
+        return self.cache.games[key]
+
+    def _rules(self, game: Game) -> Rules:
+        rules = self.cache.rules.get(game.id)
+        if rules is None:
+            rules = self.cache.rules[game.id] = rules_from_dict(game.rules or {})
+        return rules
 
     # -- dispatch -----------------------------------------------------------------
 
@@ -296,7 +415,7 @@ class _Conversation:
 
     def cmd_signon(self, command: Command) -> None:
         who, game_name, password = command.args
-        game = find_game(self.session, game_name)
+        game = self._game(game_name)
         if game is None:
             raise ServiceError(
                 f"there is no game called {game_name!r} on this judge; send LIST for the games"
@@ -314,9 +433,12 @@ class _Conversation:
             raise ServiceError(
                 f"{who!r} is not a power; use the power's initial (A E F G I R T) or name"
             )
-        player = self.session.scalar(
-            select(Player).where(Player.game_id == game.id, Player.power == power)
-        )
+        key = (game.id, power)
+        if key not in self.cache.players:
+            self.cache.players[key] = self.session.scalar(
+                select(Player).where(Player.game_id == game.id, Player.power == power)
+            )
+        player = self.cache.players[key]
         if player is None:
             raise ServiceError(f"nobody plays {power} in {game.name}")
         if player.status == "resigned":
@@ -393,7 +515,7 @@ class _Conversation:
     def _take_order(
         self, game: Game, player: Player, position: Position, text: str, order: Order
     ) -> None:
-        rules = rules_from_dict(game.rules or {})
+        rules = self._rules(game)
         kind = position.phase.kind
         try:
             if kind is PhaseKind.MOVEMENT:
@@ -434,27 +556,35 @@ class _Conversation:
         return key
 
     def _active(self, game: Game, player: Player) -> list[OrderRecord]:
-        return list(
-            self.session.scalars(
-                select(OrderRecord).where(
-                    OrderRecord.game_id == game.id,
-                    OrderRecord.seq == game.seq,
-                    OrderRecord.player_id == player.id,
-                    OrderRecord.active.is_(True),
+        """The player's active orders for the current phase, oldest first (the list
+        itself: callers change it only through :meth:`_deactivate` and :meth:`_store`)."""
+        key = (game.id, game.seq, player.id)
+        rows = self.cache.orders.get(key)
+        if rows is None:
+            rows = self.cache.orders[key] = list(
+                self.session.scalars(
+                    select(OrderRecord)
+                    .where(
+                        OrderRecord.game_id == game.id,
+                        OrderRecord.seq == game.seq,
+                        OrderRecord.player_id == player.id,
+                        OrderRecord.active.is_(True),
+                    )
+                    .order_by(OrderRecord.id)
                 )
             )
-        )
+        return rows
 
     def _deactivate(self, game: Game, player: Player, key: str | None) -> None:
-        conditions = [
-            OrderRecord.game_id == game.id,
-            OrderRecord.seq == game.seq,
-            OrderRecord.player_id == player.id,
-            OrderRecord.active.is_(True),
-        ]
-        if key is not None:
-            conditions.append(OrderRecord.unit == key)
-        self.session.execute(update(OrderRecord).where(*conditions).values(active=False))
+        """Retire the active order for unit ``key`` (all of them when ``key`` is None)."""
+        rows = self._active(game, player)
+        keep = []
+        for row in rows:
+            if key is None or row.unit == key:
+                row.active = False
+            else:
+                keep.append(row)
+        rows[:] = keep
 
     def _store(
         self,
@@ -465,20 +595,21 @@ class _Conversation:
         canonical: str | None,
         error: OrderError | None,
     ) -> None:
-        self.session.add(
-            OrderRecord(
-                game_id=game.id,
-                seq=game.seq,
-                player_id=player.id,
-                unit=key,
-                raw=text,
-                canonical=canonical,
-                error_code=error.code if error else None,
-                error=error.message if error else None,
-                active=canonical is not None,
-                created_at=self.now,
-            )
+        record = OrderRecord(
+            game_id=game.id,
+            seq=game.seq,
+            player_id=player.id,
+            unit=key,
+            raw=text,
+            canonical=canonical,
+            error_code=error.code if error else None,
+            error=error.message if error else None,
+            active=canonical is not None,
+            created_at=self.now,
         )
+        self.session.add(record)
+        if record.active:
+            self._active(game, player).append(record)
 
     def cmd_signoff(self, command: Command) -> None:
         """Nothing to do: the command parser stops reading at SIGNOFF."""
@@ -587,7 +718,7 @@ class _Conversation:
 
     def _named_or_signed(self, command: Command) -> Game:
         if command.args:
-            game = find_game(self.session, command.args[0])
+            game = self._game(command.args[0])
             if game is None:
                 raise ServiceError(f"there is no game called {command.args[0]!r}")
             return game
@@ -725,8 +856,8 @@ class _Conversation:
 
     def _confirmation(self, game: Game, player: Player, copy_note: str | None) -> RenderedMail:
         position = self._position(game)
+        # Oldest first: rows written by this message have no id until the flush.
         active = [o for o in self._active(game, player) if o.canonical is not None]
-        active.sort(key=lambda o: o.id)
         kind = position.phase.kind
         orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
         orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))

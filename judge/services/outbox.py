@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from typing import Any, Protocol, cast
 
-from sqlalchemy import CursorResult, or_, select, update
+from sqlalchemy import Table, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db.models import Game, OutboundMessage, OutboundState
@@ -29,6 +29,7 @@ from judge.render import RenderedMail
 from judge.services.context import Judge
 
 __all__ = [
+    "CLAIM_BATCH",
     "CLAIM_TIME",
     "DEFAULT_MAX_ATTEMPTS",
     "MAX_RETRY_DELAY",
@@ -56,6 +57,8 @@ MAX_RETRY_DELAY = timedelta(hours=1)
 #: second sender running at the same time never takes it too. It is also how soon a message
 #: is tried again when its sender died in the middle.
 CLAIM_TIME = timedelta(minutes=10)
+#: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot.
+CLAIM_BATCH = 20
 
 
 class TransientError(Exception):
@@ -159,14 +162,15 @@ def deliver_pending(
 ) -> int:
     """Deliver the queued mail that is due, oldest first; return how many went.
 
-    Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. Each
-    message has its own short transactions, never one for the batch, so one message's
-    failure undoes nothing else, and no database lock is held while the mail server is
-    talking (SQLite locks the whole database for a writer):
+    Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. No
+    database lock is held while the mail server is talking (SQLite locks the whole
+    database for a writer), and each message's outcome has its own short transaction, so
+    one message's failure undoes nothing else:
 
-    1. claim it: a compare-and-set counts the attempt and moves ``next_attempt_at``
-       ``claim_time`` ahead, so a second sender running now skips it;
-    2. send it, outside any transaction;
+    1. claim up to :data:`CLAIM_BATCH` messages in one transaction: a compare-and-set
+       counts each one's attempt and moves its ``next_attempt_at`` ``claim_time`` ahead,
+       so a second sender running now skips them;
+    2. send each, outside any transaction;
     3. commit the outcome at once: ``sent``; or the error and the next try after
        :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
        with a notice to the game master, after a :class:`PermanentError` or when
@@ -177,7 +181,8 @@ def deliver_pending(
     :data:`DEFAULT_MAX_ATTEMPTS`, :data:`RETRY_DELAY` and :data:`CLAIM_TIME`.
 
     A :class:`ServerUnavailable` ends the run after recording it: the other messages
-    would only fail the same way, one timeout each.
+    would only fail the same way, one timeout each. The messages claimed but not yet tried
+    get their attempt and their ``next_attempt_at`` back.
     """
     smtp = judge.settings.smtp
     if max_attempts is None:
@@ -197,26 +202,27 @@ def deliver_pending(
             )
         )
     sent = 0
-    for message_id in ids:
-        message = _claim(sessions, message_id, now(), claim_time)
-        if message is None:
-            continue  # sent, failed or taken by another sender since the query
-        try:
-            transport.send(message, judge, now())
-        except PermanentError as err:
-            _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
-        except Exception as err:  # TransientError, and whatever a transport did not sort
-            retry_in = None
-            if message.attempts < max_attempts:
-                retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
-            _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
-            if isinstance(err, ServerUnavailable):
-                log.warning("mail server unavailable, delivery run stopped: %s", err)
-                break
-        else:
-            # First thing after the server's 250: the window for a duplicate is this commit.
-            _record_sent(sessions, message_id, now())
-            sent += 1
+    for start in range(0, len(ids), CLAIM_BATCH):
+        claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time)
+        for index, (message, _was_due) in enumerate(claimed):
+            message_id = message.id
+            try:
+                transport.send(message, judge, now())
+            except PermanentError as err:
+                _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
+            except Exception as err:  # TransientError, and whatever a transport did not sort
+                retry_in = None
+                if message.attempts < max_attempts:
+                    retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
+                _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
+                if isinstance(err, ServerUnavailable):
+                    log.warning("mail server unavailable, delivery run stopped: %s", err)
+                    _release(sessions, claimed[index + 1 :])
+                    return sent
+            else:
+                # First thing after the server's 250: the window for a duplicate is this commit.
+                _record_sent(sessions, message_id, now())
+                sent += 1
     return sent
 
 
@@ -226,40 +232,86 @@ def _due(at: datetime) -> Any:
 
 
 def _claim(
-    sessions: sessionmaker[Session], message_id: int, at: datetime, claim_time: timedelta
-) -> OutboundMessage | None:
-    """Take message ``message_id`` for sending, or None when it is no longer due and queued.
+    sessions: sessionmaker[Session],
+    message_ids: Sequence[int],
+    at: datetime,
+    claim_time: timedelta,
+) -> list[tuple[OutboundMessage, datetime | None]]:
+    """Take the messages ``message_ids`` that are still queued and due, for sending.
 
-    The UPDATE's WHERE is the test, so two senders cannot both win: on PostgreSQL the second
-    waits for the first's row lock and then finds the row changed, on SQLite writers take
-    turns. The attempt is counted now, so one that dies with the process still counts.
+    Returns them oldest first, each with the ``next_attempt_at`` it had before (to give it
+    back if the run stops before its turn). The UPDATE's WHERE is the test, so two senders
+    cannot both win a message: on PostgreSQL the second waits for the first's row locks and
+    then finds the rows changed, on SQLite writers take turns. The attempt is counted now,
+    so one that dies with the process still counts.
     """
+    if not message_ids:
+        return []
     with sessions() as session, session.begin():
+        before: dict[int, datetime | None] = {
+            row.id: row.next_attempt_at
+            for row in session.execute(
+                select(OutboundMessage.id, OutboundMessage.next_attempt_at).where(
+                    OutboundMessage.id.in_(message_ids)
+                )
+            )
+        }
         result = session.execute(
             update(OutboundMessage)
             .where(
-                OutboundMessage.id == message_id,
+                OutboundMessage.id.in_(message_ids),
                 OutboundMessage.state == OutboundState.QUEUED,
                 _due(at),
             )
             .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=at + claim_time)
+            .returning(OutboundMessage.id)
             .execution_options(synchronize_session=False)
         )
-        if cast("CursorResult[Any]", result).rowcount != 1:
-            return None
+        taken = list(result.scalars())
+        if not taken:
+            return []
         # Loaded after the UPDATE, and readable once the session is gone
-        # (expire_on_commit=False): the transport gets a detached copy.
-        return session.get(OutboundMessage, message_id)
+        # (expire_on_commit=False): the transport gets detached copies.
+        messages = session.scalars(
+            select(OutboundMessage)
+            .where(OutboundMessage.id.in_(taken))
+            .order_by(OutboundMessage.id)
+        )
+        return [(message, before.get(message.id)) for message in messages]
+
+
+def _release(
+    sessions: sessionmaker[Session], claimed: Sequence[tuple[OutboundMessage, datetime | None]]
+) -> None:
+    """Give back messages claimed but not tried: their attempt and their place again."""
+    if not claimed:
+        return
+    with sessions() as session, session.begin():
+        for message, was_due in claimed:
+            session.execute(
+                update(OutboundMessage)
+                .where(
+                    OutboundMessage.id == message.id,
+                    OutboundMessage.state == OutboundState.QUEUED,
+                    OutboundMessage.next_attempt_at == message.next_attempt_at,
+                )
+                .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
+                .execution_options(synchronize_session=False)
+            )
+
+
+_OUTBOX = cast("Table", OutboundMessage.__table__)
 
 
 def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:
+    # A plain SQL UPDATE on the session's connection: this runs once per email sent, and
+    # the ORM's bookkeeping would cost more than the statement.
     with sessions() as session, session.begin():
-        message = session.get(OutboundMessage, message_id)
-        if message is None:
-            return
-        message.state = OutboundState.SENT
-        message.sent_at = at
-        message.next_attempt_at = None
+        session.connection().execute(
+            update(_OUTBOX)
+            .where(_OUTBOX.c.id == message_id)
+            .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
+        )
 
 
 def _record_failure(

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime, timedelta
 
 from judge.services.app import App
@@ -59,11 +59,25 @@ class Server:
 
     def store(self, raw: bytes) -> None:
         """Commit one raw message to the inbound table (deduplicated by Message-ID)."""
-        with self.app.sessions() as session, session.begin():
+        with self.app.store_sessions() as session, session.begin():
             row, new = receive(session, raw, self.clock())
             log.info(
                 "stored %s from %s%s", row.message_id, row.sender or "?", "" if new else " (again)"
             )
+        self.inbox_ready.set()
+
+    def store_many(self, raws: Sequence[bytes]) -> None:
+        """Commit several raw messages in one transaction (all or none)."""
+        with self.app.store_sessions() as session, session.begin():
+            now = self.clock()
+            for raw in raws:
+                row, new = receive(session, raw, now)
+                log.info(
+                    "stored %s from %s%s",
+                    row.message_id,
+                    row.sender or "?",
+                    "" if new else " (again)",
+                )
         self.inbox_ready.set()
 
     # -- the loops ----------------------------------------------------------------
@@ -136,7 +150,11 @@ class Server:
             from judge.mail.imap import ImapInbox
 
             inbox = ImapInbox(
-                settings.imap, self.store, stop=self.stopping, on_stored=self.inbox_ready.set
+                settings.imap,
+                self.store,
+                store_many=self.store_many,
+                stop=self.stopping,
+                on_stored=self.inbox_ready.set,
             )
             self.inbound = inbox
             self._thread("imap", inbox.run)
