@@ -6,7 +6,7 @@ import logging
 import threading
 import time
 import uuid
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -189,6 +189,33 @@ def test_a_failed_store_leaves_the_message_for_the_next_pass(
         store.fail_on = set()
         assert inbox.fetch_pending(client) == 2
     assert store.subjects == ["a", "b", "c"]
+    assert all(STORED_KEYWORD in f for f in flags(settings).values())
+
+
+def test_a_batch_is_stored_at_once_or_else_one_by_one(
+    dovecot: Dovecot, imap_user: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    for subject in ("a", "b", "c", "d", "e"):
+        dovecot.deliver(message(subject), imap_user)
+    settings = dovecot.imap_settings(imap_user)
+    single = Recorder()
+    batches: list[list[str]] = []
+    refuse_batch = {"d"}
+
+    def store_many(raws: Sequence[bytes]) -> None:
+        subjects = [subject_of(raw) for raw in raws]
+        if refuse_batch & set(subjects):
+            raise RuntimeError("one of these is bad")
+        batches.append(subjects)
+
+    inbox = ImapInbox(settings, single, store_many=store_many, stop=threading.Event(), batch_size=3)
+    with session_client(settings) as client:
+        assert inbox.fetch_pending(client) == 5
+    # The first fetch of three went in one call; the second (d, e) failed as a batch and
+    # was stored message by message.
+    assert batches == [["a", "b", "c"]]
+    assert single.subjects == ["d", "e"]
+    assert "storing 2 messages at once failed; storing them one by one" in caplog.text
     assert all(STORED_KEYWORD in f for f in flags(settings).values())
 
 

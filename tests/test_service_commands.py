@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 from servicekit import Table, at, started_game
-from sqlalchemy import select
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
 
 from judge.config import ConfigError
 from judge.db.models import Game, InboundMessage, OrderRecord, Player
 from judge.services.app import App
+from judge.services.context import Judge
 from judge.services.games import load_game
-from judge.services.inbound import process_one, receive
+from judge.services.inbound import process_batch, process_one, process_pending, receive
 
 
 @pytest.fixture
@@ -189,6 +192,78 @@ def test_a_failure_parks_the_message_and_keeps_it(
         assert b"SIGNON Etest01 pw-eng" in row.raw
     monkeypatch.undo()
     assert process_one(app.sessions, app.judge, row.id, at("2026-11-23 13:05")) == "done"
+    assert len(table.new_mail()) == 1
+
+
+def _store(app: App, sender: str, body: str, message_id: str) -> int:
+    raw = (
+        f"From: {sender}\r\nTo: judge@example.org\r\nSubject: orders\r\n"
+        f"Message-ID: <{message_id}>\r\n\r\n{body}"
+    ).encode()
+    with app.store_sessions() as session, session.begin():
+        row, new = receive(session, raw, at("2026-11-23 13:00"))
+        assert new
+        return row.id
+
+
+def test_a_batch_is_processed_in_order_in_one_transaction(game: tuple[App, Table]) -> None:
+    app, table = game
+    england, france = "england@example.org", "france@example.org"
+    ids = [
+        _store(app, england, "SIGNON Etest01 pw-eng\nF Lon-NTH\n", "b1@x"),
+        _store(app, england, "SIGNON Etest01 pw-eng\nF Lon-ENG\nA Lvp-Yor\n", "b2@x"),
+        _store(app, france, "SIGNON Ftest01 paris-123\nA Par-Bur\n", "b3@x"),
+        _store(app, england, "SIGNON Etest01 pw-eng\nCLEAR\nF Edi-NTH\n", "b4@x"),
+    ]
+    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
+        i: "done" for i in ids
+    }
+    replies = table.new_mail()
+    assert [r.to_addr for r in replies] == [england, england, france, england]
+    # Each confirmation shows the orders as they stood after its own message.
+    assert "England: Fleet London -> North Sea." in replies[0].body
+    assert "England: Fleet London -> English Channel." in replies[1].body
+    assert "England: Army Liverpool -> Yorkshire." in replies[1].body
+    assert "North Sea" not in replies[1].body
+    assert "France: Army Paris -> Burgundy." in replies[2].body
+    assert "England: Fleet Edinburgh -> North Sea." in replies[3].body
+    assert "English Channel" not in replies[3].body and "Yorkshire" not in replies[3].body
+    with app.sessions() as session:
+        active = session.scalars(
+            select(OrderRecord.canonical).where(OrderRecord.active.is_(True))
+        ).all()
+        assert sorted(active) == ["A par-bur", "F edi-nth"]
+        assert session.scalar(select(func.count(OrderRecord.id))) == 5
+
+
+def test_one_failure_in_a_batch_parks_that_message_only(
+    game: tuple[App, Table], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, table = game
+    import judge.services.inbound as inbound
+
+    real = inbound.handle
+
+    def sometimes(session: Session, judge: Judge, row: InboundMessage, *rest: Any) -> None:
+        if row.message_id == "<c2@x>":
+            raise RuntimeError("disk on fire")
+        real(session, judge, row, *rest)
+
+    monkeypatch.setattr(inbound, "handle", sometimes)
+    body = "SIGNON Etest01 pw-eng\nF Lon-NTH\n"
+    ids = [_store(app, "england@example.org", body, f"c{n}@x") for n in (1, 2, 3)]
+    states = process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"))
+    assert states == {ids[0]: "done", ids[1]: "failed", ids[2]: "done"}
+    assert len(table.new_mail()) == 2
+    with app.sessions() as session:
+        rows = {r.message_id: r for r in session.scalars(select(InboundMessage))}
+        assert (rows["<c2@x>"].state, rows["<c2@x>"].attempts) == ("failed", 1)
+        assert rows["<c2@x>"].reason == "RuntimeError: disk on fire"
+        assert (rows["<c1@x>"].attempts, rows["<c3@x>"].attempts) == (1, 1)
+        # Processed once each: two orders stored, not four.
+        assert session.scalar(select(func.count(OrderRecord.id))) == 2
+    monkeypatch.undo()
+    assert process_pending(app.sessions, app.judge, lambda: at("2026-11-23 13:05")) == 1
     assert len(table.new_mail()) == 1
 
 

@@ -19,6 +19,7 @@ from judge.mail.smtp_out import SmtpTransport
 from judge.render import RenderedMail
 from judge.services.context import Judge
 from judge.services.outbox import (
+    CLAIM_BATCH,
     CLAIM_TIME,
     PermanentError,
     ServerUnavailable,
@@ -390,6 +391,44 @@ def test_a_stopped_server_is_a_transient_failure_that_ends_the_run(
     clock.advance(seconds=30)
     assert deliver(sessions, judge, clock) == 2
     assert smtp_sink.message_ids() == [first, second]
+
+
+def test_claimed_messages_not_tried_get_their_turn_back(
+    sessions: sessionmaker[Session], smtp_sink: SmtpSink, clock: Clock
+) -> None:
+    """Messages are claimed CLAIM_BATCH at a time; when the server goes away mid-batch,
+    the rest of the batch is given back untouched, and nothing is sent twice."""
+    judge = make_judge(smtp_sink)
+    assert judge.settings.smtp is not None
+    total = 2 * CLAIM_BATCH + 5
+    ids = [queue(sessions, judge, f"p{n}@example.org") for n in range(total)]
+    stop_at = CLAIM_BATCH + 5  # the sixth message of the second batch finds no server
+
+    class StopsTheServer:
+        def __init__(self, inner: SmtpTransport) -> None:
+            self.inner, self.sent = inner, 0
+
+        def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
+            if self.sent == stop_at:
+                smtp_sink.stop()
+            self.inner.send(message, judge, now)
+            self.sent += 1
+
+    with SmtpTransport(judge.settings.smtp) as transport:
+        assert deliver_pending(sessions, judge, StopsTheServer(transport), clock) == stop_at
+    rows = {row.message_id: row for row in outbox(sessions)}
+    assert [rows[i].state for i in ids] == ["sent"] * stop_at + ["queued"] * (total - stop_at)
+    failed = rows[ids[stop_at]]
+    assert (failed.attempts, failed.next_attempt_at) == (1, T0 + timedelta(seconds=30))
+    for message_id in ids[stop_at + 1 :]:
+        assert (rows[message_id].attempts, rows[message_id].next_attempt_at) == (0, None)
+
+    smtp_sink.start()
+    assert deliver(sessions, judge, clock) == total - stop_at - 1  # all but the one waiting
+    clock.advance(seconds=30)
+    assert deliver(sessions, judge, clock) == 1
+    assert sorted(smtp_sink.message_ids()) == sorted(ids)
+    assert all(row.attempts == 1 for row in outbox(sessions) if row.message_id != ids[stop_at])
 
 
 def test_a_connection_dropped_between_messages_is_replaced(
