@@ -293,6 +293,72 @@ def test_decode_accepts_str_and_bytearray() -> None:
     assert decode("From: a@b.org\r\n\r\nx").from_addr == "a@b.org"  # type: ignore[arg-type]
 
 
+def test_header_block_alone() -> None:
+    raw = bytes(plain_message())
+    head = raw[: raw.index(b"\n\n")] + b"\r\n\r\n"
+    mail, whole = decode(head), decode(raw)
+    assert (mail.message_id, mail.sender, mail.subject, mail.text) == (
+        whole.message_id,
+        whole.sender,
+        whole.subject,
+        "",
+    )
+    assert mail.header_list == whole.header_list
+
+
+def test_addresses_in_their_usual_forms() -> None:
+    for value, expected in [
+        (b'"Smith, Ann" <Ann@Example.org>', "ann@example.org"),
+        (b"=?utf-8?q?Ren=C3=A9?= <rene@example.fr>", "rene@example.fr"),
+        (b"Dr. A. N. Other <ano@example.org>", "ano@example.org"),
+        (b"  <ann@example.org>  ", "ann@example.org"),
+        (b"ann@example.org (Ann)", "ann@example.org"),
+        (b"Ann\r\n <ann@example.org>", "ann@example.org"),
+        (b"Players: ann@example.org, bob@example.org;", "ann@example.org"),
+        (b"ann@[192.0.2.1]", "ann@[192.0.2.1]"),
+        (b"MAILER-DAEMON", "mailer-daemon"),
+    ]:
+        assert decode(b"From: " + value + b"\r\n\r\nx").from_addr == expected, value
+
+
+def test_parameters_read_as_the_header_registry_reads_them() -> None:
+    # A value followed by junk: the charset is still iso-8859-1 (read as cp1252).
+    raw = (
+        b"Content-Type: text/plain; charset=iso-8859-1 format=flowed\r\n\r\nArm\xe9e \x93x\x94\r\n"
+    )
+    assert decode(raw).text == "Armée “x”\n"
+    # Folded parameters, upper case, quotes.
+    raw = b'Content-Type: TEXT/PLAIN;\r\n\tcharset="UTF-8";\r\n format=flowed\r\n\r\na \r\nb\r\n'
+    assert decode(raw).text == "a b\n"
+
+
+def test_multipart_related_reads_its_root_part() -> None:
+    raw = (
+        b'Content-Type: multipart/related; boundary=b; start="<root@x>"\r\n\r\n'
+        b"--b\r\nContent-Type: text/plain\r\n\r\nnot the root\r\n"
+        b"--b\r\nContent-Type: text/html\r\nContent-ID: <root@x>\r\n\r\n<p>A Par-Bur</p>\r\n"
+        b"--b--\r\n"
+    )
+    assert decode(raw).text == "A Par-Bur"
+    # A related part without parts (no boundary) is passed over.
+    raw = (
+        b"Content-Type: multipart/mixed; boundary=b\r\n\r\n"
+        b"--b\r\nContent-Type: multipart/related\r\n\r\nno boundary\r\n"
+        b"--b\r\nContent-Type: text/plain\r\n\r\nA Par-Bur\r\n--b--\r\n"
+    )
+    assert decode(raw).text == "A Par-Bur"
+
+
+def test_attachment_disposition_forms() -> None:
+    for disposition in (b"attachment", b"ATTACHMENT; filename=a.txt", b"attachment (old orders)"):
+        raw = (
+            b"Content-Type: multipart/mixed; boundary=b\r\n\r\n"
+            b"--b\r\nContent-Type: text/plain\r\nContent-Disposition: " + disposition + b"\r\n"
+            b"\r\nA Ber-Kie\r\n--b\r\nContent-Type: text/plain\r\n\r\nA Par-Bur\r\n--b--\r\n"
+        )
+        assert decode(raw).text == "A Par-Bur", disposition
+
+
 # -- order_text -------------------------------------------------------------------------
 
 GMAIL_REPLY = """\

@@ -19,7 +19,7 @@ import hashlib
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from email.message import EmailMessage
+from email.message import Message
 from email.utils import getaddresses
 from html.parser import HTMLParser
 from types import MappingProxyType
@@ -94,8 +94,74 @@ def _clean_text(value: str) -> str:
 
 # -- headers ----------------------------------------------------------------------------
 
+# The message is parsed with compat32, which keeps header values as the raw strings of the
+# source, so reading one costs nothing.  The default policy parses a header through
+# email.headerregistry on every access (the parser itself asks for Content-Type several
+# times), which made it the bulk of the cost of decoding.  The values that really need
+# that parsing (an encoded-word subject, an unusual address or MIME header) are still
+# handed to the default policy's header registry, one at a time, so every field decodes as
+# it did when the whole message was parsed with the default policy.
+_DEFAULT_POLICY = email.policy.default
+_LINE_BREAKS = re.compile(r"[\r\n]")
+# Printable ASCII without "=?": an unstructured value the header registry reads unchanged
+# but for the removal of line breaks.
+_PRINTABLE = re.compile(r"[ \t\x21-\x7e]*")
+_TOKEN = r"[A-Za-z0-9!#$%&'+.^_`{|}~-]+"  # RFC 2045 token, without "*" (RFC 2231 names)
+_QUOTED = r'"[\t\x20\x21\x23-\x5b\x5d-\x7e]*"'  # a quoted string without escapes
+# A Content-Type of type, subtype and plain parameters: the registry would give the same
+# type and parameter values (it only re-quotes them).
+_PARAMETER = rf"{_TOKEN}[ \t]*=[ \t]*(?:{_TOKEN}|{_QUOTED})[ \t]*"
+_PLAIN_CONTENT_TYPE = re.compile(rf"[ \t]*{_TOKEN}/{_TOKEN}[ \t]*(?:;[ \t]*(?:{_PARAMETER})?)*")
+_PLAIN_MIME = {
+    "content-type": _PLAIN_CONTENT_TYPE,
+    "content-transfer-encoding": _PRINTABLE,
+    "content-id": _PRINTABLE,
+}
+# "Name <local@domain>", "\"Name\" <local@domain>", "<local@domain>" or "local@domain", in
+# printable ASCII, with no comments, groups, lists, quoted local parts or domain literals:
+# the forms the header registry and getaddresses read the same way, as this address.
+_ATEXT = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]"
+_DOT_ATOM = rf"{_ATEXT}+(?:\.{_ATEXT}+)*"
+_SIMPLE_ADDRESS = re.compile(
+    rf"""(?:
+        [ \t.A-Za-z0-9!#$%&'*+/=?^_`{{|}}~-]*                # display name of words, or
+      | [ \t]* "[\t\x20\x21\x23-\x5b\x5d-\x7e]*" [ \t]*  # a quoted one, without escapes
+    ) < [ \t]* ({_DOT_ATOM}@{_DOT_ATOM}) [ \t]* > [ \t]*
+    | [ \t]* ({_DOT_ATOM}@{_DOT_ATOM}) [ \t]*""",
+    re.VERBOSE,
+)
 
-def _raw_headers(msg: EmailMessage) -> list[tuple[str, str]]:
+
+def _registry_header(name: str, raw: str) -> object:
+    """``raw`` read by the default policy's header registry, as ``EmailMessage.get`` of a
+    message parsed with that policy returns it."""
+    return _DEFAULT_POLICY.header_fetch_parse(name, raw)
+
+
+class _ReadPolicy(email.policy.Compat32):
+    """compat32, but header values are fetched as the default policy would give the
+    ``email`` package's own readers (the parser, ``get_content_type``, ``get_param``,
+    ``get_payload``) their text: Content-Type, Content-Transfer-Encoding and Content-ID
+    pass through the header registry unless they are plain enough to read the same
+    either way.  Every other header comes back as parsed: raw text, folded, 8-bit bytes
+    surrogate-escaped (never compat32's ``Header`` object); this module decodes those
+    itself."""
+
+    def header_fetch_parse(self, name: str, value: str) -> str:
+        """The value of header ``name`` as the message's methods should read it."""
+        plain = _PLAIN_MIME.get(name.lower())
+        if plain is None:
+            return value
+        unfolded = _LINE_BREAKS.sub("", value)
+        if "=?" not in unfolded and plain.fullmatch(unfolded):
+            return unfolded
+        return str(_registry_header(name, value))
+
+
+_PARSE_POLICY = _ReadPolicy()
+
+
+def _raw_headers(msg: Message) -> list[tuple[str, str]]:
     """Every header field as (lowercase name, unfolded value), in order."""
     result: list[tuple[str, str]] = []
     try:
@@ -145,13 +211,26 @@ def _clean_address(addr: str) -> str:
     return addr
 
 
-def _address(msg: EmailMessage, name: str, raw_value: str | None) -> str:
+def _address(msg: Message, name: str, raw_value: str | None) -> str:
     """The first usable address of header ``name``, preferring one with a domain."""
-    candidates: list[str] = []
     try:
         header = msg.get(name)
-        for item in getattr(header, "addresses", ()):
-            candidates.append(str(item.addr_spec))
+    except Exception:
+        header = None
+    if header is not None:
+        simple = _SIMPLE_ADDRESS.fullmatch(_LINE_BREAKS.sub("", header))
+        if simple:
+            # The common case, read without the header registry's full address parser.
+            addr = _clean_address(simple.group(1) or simple.group(2))
+            # The registry would decode an encoded word even inside an address.
+            if addr and "=?" not in addr:
+                return addr
+    candidates: list[str] = []
+    try:
+        if header is not None:
+            parsed = _registry_header(name, header)
+            for item in getattr(parsed, "addresses", ()):
+                candidates.append(str(item.addr_spec))
     except Exception:
         candidates = []
     if raw_value is not None:
@@ -166,12 +245,16 @@ def _address(msg: EmailMessage, name: str, raw_value: str | None) -> str:
     return cleaned[0] if cleaned else ""
 
 
-def _subject(msg: EmailMessage, raw_value: str | None) -> str:
+def _subject(msg: Message, raw_value: str | None) -> str:
     """The decoded subject on one line."""
     try:
         header = msg.get("subject")
         if header is not None:
-            return _one_line(str(header))
+            unfolded = _LINE_BREAKS.sub("", header)
+            if "=?" not in unfolded and _PRINTABLE.fullmatch(unfolded):
+                # Nothing for RFC 2047 decoding to do.
+                return _one_line(unfolded)
+            return _one_line(str(_registry_header("subject", header)))
     except Exception:
         pass
     return _one_line(raw_value or "")
@@ -236,7 +319,7 @@ def _unflow(text: str, delsp: bool) -> str:
     return "\n".join(out)
 
 
-def _part_text(part: EmailMessage) -> str:
+def _part_text(part: Message) -> str:
     """The decoded text of one text part, ``''`` if it cannot be read."""
     try:
         payload = part.get_payload(decode=True)
@@ -259,25 +342,73 @@ def _part_text(part: EmailMessage) -> str:
     return text
 
 
-def _find_part(msg: EmailMessage, subtype: str) -> EmailMessage | None:
-    """The body part of the given text subtype, as ``get_body`` chooses it."""
-    try:
-        body = msg.get_body(preferencelist=(subtype,))
-    except Exception:
-        body = None
-    if isinstance(body, EmailMessage):
-        return body
-    return None
+# A part's Content-Disposition read by the header registry (as ``is_attachment`` does) and
+# by compat32 agree when it starts with a plain token.
+_DISPOSITION = re.compile(r"[ \t]*([A-Za-z0-9!#$%&'*+.^_`{|}~-]+)[ \t]*(?:;.*)?", re.DOTALL)
 
 
-def _body(msg: EmailMessage) -> str:
+def _is_attachment(part: Message) -> bool:
+    """Whether ``part`` is marked ``Content-Disposition: attachment``, as
+    ``EmailMessage.is_attachment`` decides it."""
+    raw = part.get("content-disposition")
+    if raw is None:
+        return False
+    plain = _DISPOSITION.fullmatch(_LINE_BREAKS.sub("", raw))
+    if plain:
+        return plain.group(1).lower() == "attachment"
+    # Comments, encoded words, stray characters: let the registry read it.
+    disposition = getattr(_registry_header("content-disposition", raw), "content_disposition", None)
+    return disposition == "attachment"
+
+
+def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
+    """The text part ``EmailMessage.get_body(preferencelist)`` would choose, or ``None``.
+
+    The same depth-first search (attachments skipped, only the root part of a
+    multipart/related followed), written as a loop so deep nesting cannot exhaust the
+    stack; ``preferencelist`` holds text subtypes only.  A subpart that claims to be
+    multipart/related but has no parts is skipped where ``get_body`` would fail.
+    """
+    best: Message | None = None
+    best_rank = len(preferencelist)
+    # get_body descends only when the top part is really multipart.
+    descend = msg.is_multipart()
+    stack = [msg]
+    while stack:
+        part = stack.pop()
+        if _is_attachment(part):
+            continue
+        maintype, subtype = part.get_content_type().split("/")
+        if maintype == "text":
+            if subtype in preferencelist:
+                rank = preferencelist.index(subtype)
+                if rank < best_rank:
+                    best, best_rank = part, rank
+                    if rank == 0:
+                        break
+            continue
+        if maintype != "multipart" or not descend:
+            continue
+        payload = part.get_payload()
+        if not isinstance(payload, list):
+            continue
+        subparts = [sub for sub in payload if isinstance(sub, Message)]
+        if subtype == "related":
+            # Only the root part counts: the one named by "start", else the first.
+            start = part.get_param("start")
+            candidates = [sub for sub in subparts if start and sub.get("content-id") == start]
+            subparts = candidates[:1] or subparts[:1]
+        stack.extend(reversed(subparts))
+    return best
+
+
+def _body(msg: Message) -> str:
     """The readable text of the message: plain text preferred, HTML converted otherwise."""
     try:
-        body = msg.get_body(preferencelist=("plain", "html"))
+        body = _find_body(msg, ("plain", "html"))
     except Exception:
         body = None
-    if not isinstance(body, EmailMessage):
-        body = None
+    if body is None:
         try:
             # A single-part message of another text type (text/enriched, text/markdown, or
             # a body marked as an attachment) is still what the sender wrote.
@@ -296,7 +427,10 @@ def _body(msg: EmailMessage) -> str:
         return html_to_text(text)
     if not text.strip():
         # Some clients send an empty plain part beside the real HTML one.
-        html_part = _find_part(msg, "html")
+        try:
+            html_part = _find_body(msg, ("html",))
+        except Exception:
+            html_part = None
         if html_part is not None:
             return html_to_text(_part_text(html_part))
     return text
@@ -474,14 +608,14 @@ def decode(raw: bytes) -> IncomingMail:
         data = b""
     fallback_id = f"<{hashlib.sha256(data).hexdigest()}@judge.invalid>"
     try:
-        msg = email.message_from_bytes(data, policy=email.policy.default)
+        msg = email.message_from_bytes(data, policy=_PARSE_POLICY)
         return _from_message(msg, fallback_id)
     except Exception:
         # Each field is already read defensively; this is the last line of defence.
         return IncomingMail(fallback_id, "", "", "", None, (), "", MappingProxyType({}))
 
 
-def _from_message(msg: EmailMessage, fallback_id: str) -> IncomingMail:
+def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
     """The fields of a parsed message."""
     header_list = _raw_headers(msg)
     first: dict[str, str] = {}
