@@ -216,17 +216,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import signal
 
     from judge.config import ConfigError
-    from judge.services.serve import Server
+    from judge.services.serve import LOG_FORMAT, Server
 
-    logging.basicConfig(
-        level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
-    )
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     try:
         app = _app(args)
     except ConfigError as err:
         print(f"judge serve: {err}", file=sys.stderr)
         return 2
-    server = Server(app, tick=app.judge.settings.tick_seconds)
+    server = Server(
+        app, tick=app.judge.settings.tick_seconds, processes=app.judge.settings.worker_processes
+    )
     try:
         server.start()
     except OSError as err:

@@ -108,7 +108,10 @@ class JudgeSettings:
     ``timezone``: for players and games that name none (default ``UTC``);
     ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000);
     ``tick_seconds``: how often ``judge serve``'s loops look at the database when nothing
-    woke them (default 1.0: deadlines, retries of mail that failed).
+    woke them (default 1.0: deadlines, retries of mail that failed);
+    ``worker_processes``: ``judge serve`` processes stored mail and sends mail in two
+    processes of their own (default ``true``), so the three stages run side by side on
+    several CPUs; ``false`` keeps everything in threads of one process.
     """
 
     name: str = "JUDGE"
@@ -120,6 +123,7 @@ class JudgeSettings:
     #: Replies to one sender per hour, at most (a last defence against mail loops).
     replies_per_hour: int = 30
     tick_seconds: float = 1.0
+    worker_processes: bool = True
     imap: ImapSettings | None = None
     smtp: SmtpSettings | None = None
     inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
@@ -150,7 +154,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
             )
     known = {
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
-        "replies_per_hour", "games_dir", "tick_seconds",
+        "replies_per_hour", "games_dir", "tick_seconds", "worker_processes",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -166,6 +170,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
         max_message_bytes=_int(judge, "max_message_bytes", 1_000_000, f"{path}: [judge]"),
         replies_per_hour=_int(judge, "replies_per_hour", 30, f"{path}: [judge]"),
         tick_seconds=_positive(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
+        worker_processes=_bool(judge, "worker_processes", True, f"{path}: [judge]"),
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
@@ -181,6 +186,13 @@ def _int(table: dict[str, Any], key: str, default: int, where: str) -> int:
     value = table.get(key, default)
     if not isinstance(value, int) or isinstance(value, bool) or value <= 0:
         raise ConfigError(f"{where} {key}: expected a positive whole number, got {value!r}")
+    return value
+
+
+def _bool(table: dict[str, Any], key: str, default: bool, where: str) -> bool:
+    value = table.get(key, default)
+    if not isinstance(value, bool):
+        raise ConfigError(f"{where} {key}: expected true or false, got {value!r}")
     return value
 
 

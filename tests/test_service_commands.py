@@ -232,7 +232,7 @@ def test_a_batch_is_processed_in_order_in_one_transaction(game: tuple[App, Table
         active = session.scalars(
             select(OrderRecord.canonical).where(OrderRecord.active.is_(True))
         ).all()
-        assert sorted(active) == ["A par-bur", "F edi-nth"]
+        assert sorted(str(a) for a in active) == ["A par-bur", "F edi-nth"]
         assert session.scalar(select(func.count(OrderRecord.id))) == 5
 
 

@@ -30,12 +30,19 @@ class App:
     store_sessions: sessionmaker[Session]
 
 
-def open_app(settings: JudgeSettings | None = None, config: Path | None = None) -> App:
-    """Open the judge with ``settings`` (or those read from ``config``)."""
+def open_app(
+    settings: JudgeSettings | None = None, config: Path | None = None, *, migrate: bool = True
+) -> App:
+    """Open the judge with ``settings`` (or those read from ``config``).
+
+    ``migrate``: bring the database to the latest schema first (a worker process whose
+    parent did that already passes False).
+    """
     if settings is None:
         settings = load_settings(config)
     settings.var_dir.mkdir(parents=True, exist_ok=True)
-    upgrade(settings.url)
+    if migrate:
+        upgrade(settings.url)
     sessions = make_sessionmaker(make_engine(settings.url, durable=False))
     store_sessions = make_sessionmaker(make_engine(settings.url, durable=True))
     transport: Transport

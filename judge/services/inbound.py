@@ -120,8 +120,14 @@ def process_pending(
     judge: Judge,
     now: Callable[[], datetime],
     batch_size: int = BATCH_SIZE,
+    should_stop: Callable[[], bool] | None = None,
+    after_batch: Callable[[], None] | None = None,
 ) -> int:
-    """Process every stored message not yet done; return how many were handled."""
+    """Process every stored message not yet done; return how many were handled.
+
+    ``should_stop()`` is asked before each batch (the rest waits for the next call), and
+    ``after_batch()`` called after each one's commit (to wake the sender at once).
+    """
     with sessions() as session:
         ids = list(
             session.scalars(
@@ -130,9 +136,16 @@ def process_pending(
                 .order_by(InboundMessage.id)
             )
         )
+    done = 0
     for start in range(0, len(ids), batch_size):
-        process_batch(sessions, judge, ids[start : start + batch_size], now())
-    return len(ids)
+        if should_stop is not None and should_stop():
+            break
+        batch = ids[start : start + batch_size]
+        process_batch(sessions, judge, batch, now())
+        done += len(batch)
+        if after_batch is not None:
+            after_batch()
+    return done
 
 
 def process_batch(

@@ -159,6 +159,7 @@ def deliver_pending(
     retry_delay: timedelta | None = None,
     max_retry_delay: timedelta = MAX_RETRY_DELAY,
     claim_time: timedelta | None = None,
+    should_stop: Callable[[], bool] | None = None,
 ) -> int:
     """Deliver the queued mail that is due, oldest first; return how many went.
 
@@ -182,7 +183,8 @@ def deliver_pending(
 
     A :class:`ServerUnavailable` ends the run after recording it: the other messages
     would only fail the same way, one timeout each. The messages claimed but not yet tried
-    get their attempt and their ``next_attempt_at`` back.
+    get their attempt and their ``next_attempt_at`` back, as they do when ``should_stop()``
+    turns true (it is asked before each message).
     """
     smtp = judge.settings.smtp
     if max_attempts is None:
@@ -205,6 +207,9 @@ def deliver_pending(
     for start in range(0, len(ids), CLAIM_BATCH):
         claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time)
         for index, (message, _was_due) in enumerate(claimed):
+            if should_stop is not None and should_stop():
+                _release(sessions, claimed[index:])
+                return sent
             message_id = message.id
             try:
                 transport.send(message, judge, now())

@@ -1,19 +1,31 @@
-"""The running judge: mail in, processing, deadlines and mail out, in one process.
+"""The running judge: mail in, processing, deadlines and mail out.
 
-Each part is a thread with its own loop around a service call; they talk only through
-the database and a few wake-up events, so a crash anywhere loses nothing: whatever was
-stored but not processed, or queued but not sent, is picked up by the next loop (also
-after a restart).
+Each part is a loop around a service call; they talk only through the database and a
+few wake-up events, so a crash anywhere loses nothing: whatever was stored but not
+processed, or queued but not sent, is picked up by the next loop (also after a restart).
+
+Receiving mail and the deadlines are threads of the main process.  Processing stored mail
+and sending mail are two more loops: threads too, or (``[judge] worker_processes``, the
+default of ``judge serve``) each in a child process of its own, so that the three stages
+run on several CPUs at once instead of taking turns on one interpreter lock.  A child
+stops when told to, and by itself as soon as it finds its parent gone (SIGKILL), between
+two batches or two emails; one that dies is started again.
 """
 
 from __future__ import annotations
 
 import logging
+import multiprocessing
+import os
+import signal
 import threading
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import Any, Protocol
 
-from judge.services.app import App
+from judge.config import JudgeSettings
+from judge.services.app import App, open_app
 from judge.services.games import due_games, load_new_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
 from judge.services.notices import send_late_notices, send_reminders
@@ -28,6 +40,77 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
+class Wakeup(Protocol):
+    """A threading or multiprocessing Event."""
+
+    def set(self) -> None: ...
+    def clear(self) -> None: ...
+    def is_set(self) -> bool: ...
+    def wait(self, timeout: float | None = None) -> bool: ...
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
+
+
+@dataclass
+class _Worker:
+    """A loop in a child process: its role and its process (replaced when it dies)."""
+
+    role: str
+    process: Any = None
+
+
+def _worker_main(
+    role: str,
+    settings: JudgeSettings,
+    wake: Wakeup,
+    notify: Wakeup,
+    stop: Wakeup,
+    parent: int,
+) -> None:
+    """The body of a worker process: ``role`` is ``"inbox"`` (process stored mail, then
+    set ``notify``) or ``"outbox"`` (send queued mail)."""
+    # The parent decides when to stop (SIGTERM, Ctrl-C reach the whole process group):
+    # a signal here could cut an email off between the server's 250 and its record.
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    worker_log = logging.getLogger(f"judge.{role}")
+    app = open_app(settings, migrate=False)
+
+    def should_stop() -> bool:
+        # Reparented: the judge was killed without a word; stop at the next safe point.
+        return stop.is_set() or os.getppid() != parent
+
+    worker_log.info("%s worker started", role)
+    try:
+        while not should_stop():
+            try:
+                if role == "inbox":
+                    process_pending(
+                        app.sessions,
+                        app.judge,
+                        utcnow,
+                        should_stop=should_stop,
+                        after_batch=notify.set,
+                    )
+                else:
+                    sent = deliver_pending(
+                        app.sessions, app.judge, app.transport, utcnow, should_stop=should_stop
+                    )
+                    if sent:
+                        worker_log.info("sent %d message(s)", sent)
+            except Exception:
+                worker_log.exception("%s failed; retrying", role)
+            wake.wait(settings.tick_seconds)
+            wake.clear()
+    finally:
+        close = getattr(app.transport, "close", None)
+        if callable(close):
+            close()
+        worker_log.info("%s worker stopped", role)
+
+
 class Server:
     """``judge serve``: start() the parts, stop() them cleanly (SIGTERM calls stop)."""
 
@@ -39,13 +122,27 @@ class Server:
         tick: float = 1.0,
         transport: Transport | None = None,
         use_scheduler: bool = True,
+        processes: bool = False,
     ) -> None:
+        """``processes``: process and send mail in child processes (see the module's
+        text); they use the real clock and the settings' transport, so a ``clock`` or
+        ``transport`` given here keeps them threads."""
         self.app = app
         self.clock = clock
         self.tick = tick
         self.stopping = threading.Event()
-        self.inbox_ready = threading.Event()
-        self.outbox_ready = threading.Event()
+        self.processes = processes and transport is None and clock is utcnow
+        self._context = multiprocessing.get_context("spawn")
+        self.inbox_ready: Wakeup
+        self.outbox_ready: Wakeup
+        if self.processes:
+            self.inbox_ready = self._context.Event()
+            self.outbox_ready = self._context.Event()
+        else:
+            self.inbox_ready = threading.Event()
+            self.outbox_ready = threading.Event()
+        self._stop_workers = self._context.Event()
+        self.workers: list[_Worker] = []
         self.threads: list[threading.Thread] = []
         self.transport = transport or app.transport
         self.inbound: object | None = None
@@ -82,7 +179,7 @@ class Server:
 
     # -- the loops ----------------------------------------------------------------
 
-    def _loop(self, name: str, event: threading.Event | None, work: Callable[[], None]) -> None:
+    def _loop(self, name: str, event: Wakeup | None, work: Callable[[], None]) -> None:
         while not self.stopping.is_set():
             try:
                 work()
@@ -97,8 +194,13 @@ class Server:
                 self.stopping.wait(self.tick)
 
     def _process_inbox(self) -> None:
-        if process_pending(self.app.sessions, self.app.judge, self.clock):
-            self.outbox_ready.set()
+        process_pending(
+            self.app.sessions,
+            self.app.judge,
+            self.clock,
+            should_stop=self.stopping.is_set,
+            after_batch=self.outbox_ready.set,
+        )
 
     def _send(self) -> None:
         sent = deliver_pending(self.app.sessions, self.app.judge, self.transport, self.clock)
@@ -106,6 +208,7 @@ class Server:
             log.info("sent %d message(s)", sent)
 
     def _deadlines(self) -> None:
+        self._watch_workers()
         now = self.clock()
         # Game files edited by the game master are noticed here (a file watch by polling;
         # SIGHUP only wakes this loop sooner).
@@ -167,8 +270,15 @@ class Server:
             )
             server.start()
             self.inbound = server
-        self._thread("inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox))
-        self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
+        if self.processes:
+            self.workers = [_Worker("inbox"), _Worker("outbox")]
+            for worker in self.workers:
+                self._start_worker(worker)
+        else:
+            self._thread(
+                "inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox)
+            )
+            self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
         if self.use_scheduler:
             self.scheduler = DeadlineScheduler(settings.url, self.deadline_ready.set)
             self.scheduler.start()
@@ -176,6 +286,40 @@ class Server:
             "deadlines", lambda: self._loop("deadlines", self.deadline_ready, self._deadlines)
         )
         log.info("judge %s serving as %s", settings.name, settings.address)
+
+    def _start_worker(self, worker: _Worker) -> None:
+        wake, notify = (
+            (self.inbox_ready, self.outbox_ready)
+            if worker.role == "inbox"
+            else (self.outbox_ready, self.inbox_ready)
+        )
+        worker.process = self._context.Process(
+            target=_worker_main,
+            args=(
+                worker.role,
+                self.app.judge.settings,
+                wake,
+                notify,
+                self._stop_workers,
+                os.getpid(),
+            ),
+            name=f"judge-{worker.role}",
+            daemon=True,
+        )
+        worker.process.start()
+
+    def _watch_workers(self) -> None:
+        """Start again a worker process that died (its work waits in the database)."""
+        for worker in self.workers:
+            if self.stopping.is_set() or worker.process is None or worker.process.is_alive():
+                continue
+            log.error(
+                "the %s worker process ended (exit code %s); starting it again",
+                worker.role,
+                worker.process.exitcode,
+            )
+            self.errors += 1
+            self._start_worker(worker)
 
     def _thread(self, name: str, target: Callable[[], None]) -> None:
         thread = threading.Thread(target=target, name=f"judge-{name}", daemon=True)
@@ -195,8 +339,17 @@ class Server:
 
         if isinstance(self.inbound, InboundServer):
             self.inbound.stop()
+        self._stop_workers.set()
         for thread in self.threads:
             thread.join(timeout)
+        for worker in self.workers:
+            if worker.process is None:
+                continue
+            worker.process.join(timeout)
+            if worker.process.is_alive():
+                log.error("the %s worker did not stop; terminating it", worker.role)
+                worker.process.terminate()
+                worker.process.join(timeout)
         close = getattr(self.transport, "close", None)
         if callable(close):
             close()
