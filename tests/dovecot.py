@@ -204,6 +204,11 @@ service anvil {{
         """Whether the master process is alive."""
         return self._process is not None and self._process.poll() is None
 
+    @property
+    def pid(self) -> int | None:
+        """The Dovecot master's process id while it runs (its children do the work)."""
+        return self._process.pid if self._process is not None and self.running else None
+
     def start(self, timeout: float = 15.0) -> None:
         """Start the server and wait until its IMAP and LMTP ports accept connections."""
         if self.running:

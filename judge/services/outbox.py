@@ -15,10 +15,13 @@ mail to whom failed and why; a notice that fails is only logged, so failures nev
 
 from __future__ import annotations
 
+import fcntl
 import logging
+import os
 import secrets
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
+from pathlib import Path
 from typing import Any, Protocol, cast
 
 from sqlalchemy import Table, or_, select, update
@@ -35,6 +38,7 @@ __all__ = [
     "MAX_RETRY_DELAY",
     "RETRY_DELAY",
     "PermanentError",
+    "SentJournal",
     "ServerUnavailable",
     "TransientError",
     "Transport",
@@ -160,6 +164,7 @@ def deliver_pending(
     max_retry_delay: timedelta = MAX_RETRY_DELAY,
     claim_time: timedelta | None = None,
     should_stop: Callable[[], bool] | None = None,
+    journal: SentJournal | None = None,
 ) -> int:
     """Deliver the queued mail that is due, oldest first; return how many went.
 
@@ -185,6 +190,11 @@ def deliver_pending(
     would only fail the same way, one timeout each. The messages claimed but not yet tried
     get their attempt and their ``next_attempt_at`` back, as they do when ``should_stop()``
     turns true (it is asked before each message).
+
+    With a ``journal``, step 3's "sent" goes to the journal file, and the database learns
+    it once per claimed batch (and first thing in the next run, if the process died in
+    between): one write transaction per batch instead of one per email, which matters on
+    SQLite, where every writer waits for the others.
     """
     smtp = judge.settings.smtp
     if max_attempts is None:
@@ -193,6 +203,8 @@ def deliver_pending(
         retry_delay = timedelta(seconds=smtp.retry_seconds) if smtp is not None else RETRY_DELAY
     if claim_time is None:
         claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
+    if journal is not None:
+        _record_journal(sessions, journal)
     started = now()
     with sessions() as session:
         ids = list(
@@ -206,28 +218,34 @@ def deliver_pending(
     sent = 0
     for start in range(0, len(ids), CLAIM_BATCH):
         claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time)
-        for index, (message, _was_due) in enumerate(claimed):
-            if should_stop is not None and should_stop():
-                _release(sessions, claimed[index:])
-                return sent
-            message_id = message.id
-            try:
-                transport.send(message, judge, now())
-            except PermanentError as err:
-                _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
-            except Exception as err:  # TransientError, and whatever a transport did not sort
-                retry_in = None
-                if message.attempts < max_attempts:
-                    retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
-                _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
-                if isinstance(err, ServerUnavailable):
-                    log.warning("mail server unavailable, delivery run stopped: %s", err)
-                    _release(sessions, claimed[index + 1 :])
+        try:
+            for index, (message, _was_due) in enumerate(claimed):
+                if should_stop is not None and should_stop():
+                    _release(sessions, claimed[index:])
                     return sent
-            else:
-                # First thing after the server's 250: the window for a duplicate is this commit.
-                _record_sent(sessions, message_id, now())
-                sent += 1
+                message_id = message.id
+                try:
+                    transport.send(message, judge, now())
+                except PermanentError as err:
+                    _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
+                except Exception as err:  # TransientError, and whatever a transport did not sort
+                    retry_in = None
+                    if message.attempts < max_attempts:
+                        retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
+                    _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
+                    if isinstance(err, ServerUnavailable):
+                        log.warning("mail server unavailable, delivery run stopped: %s", err)
+                        _release(sessions, claimed[index + 1 :])
+                        return sent
+                else:
+                    # First thing after the server's 250: the window for a duplicate is
+                    # this write (to the journal, or a commit).
+                    if journal is None or not journal.add(message_id, now()):
+                        _record_sent(sessions, message_id, now())
+                    sent += 1
+        finally:
+            if journal is not None:
+                _record_journal(sessions, journal)
     return sent
 
 
@@ -319,6 +337,22 @@ def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime)
         )
 
 
+def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
+    """Commit what the journal says was sent, then empty it."""
+    entries = journal.entries()
+    if not entries:
+        return
+    with sessions() as session, session.begin():
+        connection = session.connection()
+        for message_id, at in entries:
+            connection.execute(
+                update(_OUTBOX)
+                .where(_OUTBOX.c.id == message_id, _OUTBOX.c.state != OutboundState.SENT)
+                .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
+            )
+    journal.clear()
+
+
 def _record_failure(
     sessions: sessionmaker[Session],
     judge: Judge,
@@ -406,3 +440,61 @@ def _tell_master(
     queue_mail(
         session, judge, to=game.master_address, mail=mail, kind="notice", now=at, game_id=game.id
     )
+
+
+class SentJournal:
+    """An append-only file of outbox messages sent but not yet marked so in the database.
+
+    A line (``id`` and the time sent) is written right after the server accepted the
+    message, with one ``write`` call: it is in the operating system's hands at once, so it
+    survives the judge being killed, and the next delivery run marks the message sent
+    instead of sending it again.  Only one process may use a journal file: the constructor
+    takes an exclusive lock on it and raises :class:`BlockingIOError` when another process
+    holds it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            raise
+
+    def add(self, message_id: int, at: datetime) -> bool:
+        """Note ``message_id`` as sent at ``at``; False if the file could not be written
+        (the caller then records it in the database itself)."""
+        line = f"{message_id} {at.isoformat()}\n".encode()
+        try:
+            return os.write(self._fd, line) == len(line)
+        except OSError as err:
+            log.error("cannot write the sent-mail journal %s: %s", self.path, err)
+            return False
+
+    def entries(self) -> list[tuple[int, datetime]]:
+        """What the journal holds (a line cut short by a crash is skipped)."""
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(self._fd, 65536):
+            chunks.append(chunk)
+        result = []
+        # Only whole lines: what follows the last newline was cut off (a power cut).
+        lines = b"".join(chunks).decode("ascii", "replace").split("\n")[:-1]
+        for line in lines:
+            number, _, stamp = line.partition(" ")
+            try:
+                at = datetime.fromisoformat(stamp)
+                result.append((int(number), at))
+            except ValueError:
+                continue
+        return result
+
+    def clear(self) -> None:
+        """Empty the journal (after its entries were committed)."""
+        os.ftruncate(self._fd, 0)
+
+    def close(self) -> None:
+        """Release the lock and the file."""
+        os.close(self._fd)

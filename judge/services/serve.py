@@ -29,7 +29,7 @@ from judge.services.app import App, open_app
 from judge.services.games import due_games, load_new_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
 from judge.services.notices import send_late_notices, send_reminders
-from judge.services.outbox import Transport, deliver_pending
+from judge.services.outbox import SentJournal, Transport, deliver_pending
 from judge.services.scheduler import DeadlineScheduler, wanted_jobs
 
 log = logging.getLogger("judge.serve")
@@ -49,7 +49,21 @@ class Wakeup(Protocol):
     def wait(self, timeout: float | None = None) -> bool: ...
 
 
+#: How long start() waits for a worker process to be ready (importing takes about 1 s).
+WORKER_START_SECONDS = 60
+
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
+
+
+def open_journal(settings: JudgeSettings) -> SentJournal | None:
+    """The sender's journal (``var/outbox.journal``), or None when another running judge
+    holds it (then each email sent is committed on its own, as without a journal)."""
+    path = settings.var_dir / "outbox.journal"
+    try:
+        return SentJournal(path)
+    except OSError as err:
+        log.warning("not using the sent-mail journal %s: %s", path, err)
+        return None
 
 
 @dataclass
@@ -58,6 +72,7 @@ class _Worker:
 
     role: str
     process: Any = None
+    ready: Any = None  # an Event the process sets once it can work
 
 
 def _worker_main(
@@ -67,6 +82,7 @@ def _worker_main(
     notify: Wakeup,
     stop: Wakeup,
     parent: int,
+    ready: Wakeup,
 ) -> None:
     """The body of a worker process: ``role`` is ``"inbox"`` (process stored mail, then
     set ``notify``) or ``"outbox"`` (send queued mail)."""
@@ -77,12 +93,14 @@ def _worker_main(
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     worker_log = logging.getLogger(f"judge.{role}")
     app = open_app(settings, migrate=False)
+    journal = open_journal(settings) if role == "outbox" else None
 
     def should_stop() -> bool:
         # Reparented: the judge was killed without a word; stop at the next safe point.
         return stop.is_set() or os.getppid() != parent
 
     worker_log.info("%s worker started", role)
+    ready.set()
     try:
         while not should_stop():
             try:
@@ -96,7 +114,12 @@ def _worker_main(
                     )
                 else:
                     sent = deliver_pending(
-                        app.sessions, app.judge, app.transport, utcnow, should_stop=should_stop
+                        app.sessions,
+                        app.judge,
+                        app.transport,
+                        utcnow,
+                        should_stop=should_stop,
+                        journal=journal,
                     )
                     if sent:
                         worker_log.info("sent %d message(s)", sent)
@@ -108,6 +131,8 @@ def _worker_main(
         close = getattr(app.transport, "close", None)
         if callable(close):
             close()
+        if journal is not None:
+            journal.close()
         worker_log.info("%s worker stopped", role)
 
 
@@ -143,6 +168,7 @@ class Server:
             self.outbox_ready = threading.Event()
         self._stop_workers = self._context.Event()
         self.workers: list[_Worker] = []
+        self._journal: SentJournal | None = None
         self.threads: list[threading.Thread] = []
         self.transport = transport or app.transport
         self.inbound: object | None = None
@@ -203,7 +229,14 @@ class Server:
         )
 
     def _send(self) -> None:
-        sent = deliver_pending(self.app.sessions, self.app.judge, self.transport, self.clock)
+        sent = deliver_pending(
+            self.app.sessions,
+            self.app.judge,
+            self.transport,
+            self.clock,
+            should_stop=self.stopping.is_set,
+            journal=self._journal,
+        )
         if sent:
             log.info("sent %d message(s)", sent)
 
@@ -247,8 +280,25 @@ class Server:
     # -- start and stop -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start receiving, processing and sending."""
+        """Start processing and sending, then receiving (so that "serving" means ready)."""
         settings = self.app.judge.settings
+        if self.processes:
+            self.workers = [_Worker("inbox"), _Worker("outbox")]
+            for worker in self.workers:
+                self._start_worker(worker)
+            for worker in self.workers:
+                if not worker.ready.wait(WORKER_START_SECONDS):
+                    log.error(
+                        "the %s worker did not start within %d s; carrying on",
+                        worker.role,
+                        WORKER_START_SECONDS,
+                    )
+        else:
+            self._thread(
+                "inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox)
+            )
+            self._journal = open_journal(settings)
+            self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
         if settings.imap is not None:
             from judge.mail.imap import ImapInbox
 
@@ -270,15 +320,6 @@ class Server:
             )
             server.start()
             self.inbound = server
-        if self.processes:
-            self.workers = [_Worker("inbox"), _Worker("outbox")]
-            for worker in self.workers:
-                self._start_worker(worker)
-        else:
-            self._thread(
-                "inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox)
-            )
-            self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
         if self.use_scheduler:
             self.scheduler = DeadlineScheduler(settings.url, self.deadline_ready.set)
             self.scheduler.start()
@@ -293,6 +334,7 @@ class Server:
             if worker.role == "inbox"
             else (self.outbox_ready, self.inbox_ready)
         )
+        worker.ready = self._context.Event()
         worker.process = self._context.Process(
             target=_worker_main,
             args=(
@@ -302,6 +344,7 @@ class Server:
                 notify,
                 self._stop_workers,
                 os.getpid(),
+                worker.ready,
             ),
             name=f"judge-{worker.role}",
             daemon=True,
@@ -353,6 +396,8 @@ class Server:
         close = getattr(self.transport, "close", None)
         if callable(close):
             close()
+        if self._journal is not None:
+            self._journal.close()
         log.info("stopped")
 
     def wait(self) -> None:
