@@ -12,6 +12,7 @@ The judge calls :func:`upgrade` at start, then works through sessions from
 from __future__ import annotations
 
 import sqlite3
+import time
 from pathlib import Path
 from typing import Any
 
@@ -139,11 +140,43 @@ def make_engine(url: str, *, foreign_keys: bool = True, durable: bool = True) ->
         finally:
             cursor.close()
 
+    timeout = float(parsed.query.get("timeout", SQLITE_TIMEOUT))  # type: ignore[arg-type]
+
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        connection.exec_driver_sql("BEGIN IMMEDIATE")
+        _begin_immediate(connection.connection.dbapi_connection, timeout)
 
     return engine
+
+
+#: How often a connection waiting for SQLite's write lock tries again.
+BUSY_POLL_SECONDS = 0.001
+
+
+def _begin_immediate(dbapi_connection: Any, timeout: float) -> None:
+    """``BEGIN IMMEDIATE``, waiting up to ``timeout`` seconds for another writer.
+
+    SQLite's own busy handler sleeps longer and longer between tries (up to 100 ms), so a
+    writer that commits and begins again at once (the judge's mail processing, batch
+    after batch) can keep every other writer out until it is done.  Trying every
+    millisecond gets a waiting writer in at the next gap.
+    """
+    # The connection's busy timeout still covers every other statement; only this one
+    # retries by itself.
+    dbapi_connection.execute("PRAGMA busy_timeout = 0")
+    deadline = time.monotonic() + timeout
+    try:
+        while True:
+            try:
+                dbapi_connection.execute("BEGIN IMMEDIATE")
+                return
+            except sqlite3.OperationalError as err:
+                busy = "locked" in str(err) or "busy" in str(err)
+                if not busy or time.monotonic() >= deadline:
+                    raise
+            time.sleep(BUSY_POLL_SECONDS)
+    finally:
+        dbapi_connection.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
 
 
 def make_sessionmaker(engine: Engine) -> sessionmaker[Session]:

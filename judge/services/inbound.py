@@ -13,6 +13,7 @@ import dataclasses
 import hashlib
 import logging
 import re
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -113,6 +114,8 @@ def _header_block(raw: bytes) -> bytes:
 #: Stored messages processed in one transaction: one commit (and one flush of all their
 #: rows) for the lot.
 BATCH_SIZE = 50
+#: The pause between two batches of a backlog.
+BATCH_GAP_SECONDS = 0.003
 
 
 def process_pending(
@@ -145,6 +148,10 @@ def process_pending(
         done += len(batch)
         if after_batch is not None:
             after_batch()
+        if start + batch_size < len(ids):
+            # Let the other writers in (SQLite has one writer at a time): without a gap
+            # between batches they would wait until the whole backlog is processed.
+            time.sleep(BATCH_GAP_SECONDS)
     return done
 
 
