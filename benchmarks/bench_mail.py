@@ -78,7 +78,7 @@ for _path in (str(ROOT / "tests"), str(ROOT)):
 
 from dovecot import Dovecot  # noqa: E402
 from servicekit import GAME_FILE  # noqa: E402
-from smtpsink import Received, SmtpSink  # noqa: E402
+from smtpsink import Received, SmtpSink, header  # noqa: E402
 
 from judge.engine import Position, standard_map  # noqa: E402
 from judge.engine.notation import format_order  # noqa: E402
@@ -117,7 +117,7 @@ class TimedSink(SmtpSink):
     def _keep(self, received: Received) -> None:
         stamp = (time.monotonic(), time.time())
         super()._keep(received)
-        reply_to = received.message["In-Reply-To"]
+        reply_to = header(received.raw, "In-Reply-To")
         if reply_to is not None:
             with self.changed:
                 self.arrived.setdefault(str(reply_to).strip(), stamp)
