@@ -400,3 +400,33 @@ def test_a_game_round_trips(sessions: sessionmaker[Session]) -> None:
             assert session.scalar(select(func.count()).select_from(model)) == 0
         mail = session.scalars(select(OutboundMessage)).one()
         assert mail.game_id is None and mail.inbound_id is not None
+
+
+def test_sqlite_readers_take_no_write_lock_and_writers_wait_their_turn(tmp_path: Path) -> None:
+    """A read-only session reads while another holds the write lock; a writer waits for
+    it, and gives up with "database is locked" after the URL's timeout."""
+    import time
+
+    from sqlalchemy.exc import OperationalError
+
+    from judge.db.session import read_only
+
+    url = f"sqlite:///{(tmp_path / 'judge.db').as_posix()}"
+    upgrade(url)
+    engine = make_engine(url + "?timeout=0.3")
+    sessions = make_sessionmaker(engine)
+    try:
+        with sessions() as writer, writer.begin():
+            writer.add(Game(name="locked", status="forming"))
+            writer.flush()  # the write lock is held from here to the commit
+            with sessions() as reader:
+                assert read_only(reader).scalars(select(Game.name)).all() == []
+            with sessions() as other:
+                started = time.monotonic()
+                with pytest.raises(OperationalError, match="database is locked"):
+                    other.scalars(select(Game.name)).all()
+                assert 0.3 <= time.monotonic() - started < 2.0
+        with sessions() as reader:
+            assert read_only(reader).scalars(select(Game.name)).all() == ["locked"]
+    finally:
+        engine.dispose()

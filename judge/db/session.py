@@ -21,6 +21,7 @@ from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 __all__ = [
@@ -34,6 +35,7 @@ __all__ = [
     "include_name",
     "make_engine",
     "make_sessionmaker",
+    "read_only",
     "upgrade",
 ]
 
@@ -144,16 +146,37 @@ def make_engine(url: str, *, foreign_keys: bool = True, durable: bool = True) ->
 
     @event.listens_for(engine, "begin")
     def _on_begin(connection: Connection) -> None:
-        _begin_immediate(connection.connection.dbapi_connection, timeout)
+        if connection.get_execution_options().get(READ_ONLY):
+            # A reader needs no lock in WAL mode: it sees the last commit and waits for
+            # nobody.
+            connection.exec_driver_sql("BEGIN")
+            return
+        _begin_immediate(connection, timeout)
 
     return engine
+
+
+#: The execution option that marks a session as read-only (see :func:`read_only`).
+READ_ONLY = "judge_read_only"
+
+
+def read_only(session: Session) -> Session:
+    """Mark ``session``, before its first statement, as one that only reads.
+
+    On SQLite its transaction then starts with a plain ``BEGIN`` instead of
+    ``BEGIN IMMEDIATE``: it does not take the write lock, so it neither waits for the
+    writers nor holds them up. Writing in such a session fails (``database is locked``
+    when another writer is busy), so use it only for reads.
+    """
+    session.connection(execution_options={READ_ONLY: True})
+    return session
 
 
 #: How often a connection waiting for SQLite's write lock tries again.
 BUSY_POLL_SECONDS = 0.001
 
 
-def _begin_immediate(dbapi_connection: Any, timeout: float) -> None:
+def _begin_immediate(connection: Connection, timeout: float) -> None:
     """``BEGIN IMMEDIATE``, waiting up to ``timeout`` seconds for another writer.
 
     SQLite's own busy handler sleeps longer and longer between tries (up to 100 ms), so a
@@ -163,15 +186,17 @@ def _begin_immediate(dbapi_connection: Any, timeout: float) -> None:
     """
     # The connection's busy timeout still covers every other statement; only this one
     # retries by itself.
+    dbapi_connection = connection.connection.dbapi_connection
+    assert dbapi_connection is not None
     dbapi_connection.execute("PRAGMA busy_timeout = 0")
     deadline = time.monotonic() + timeout
     try:
         while True:
             try:
-                dbapi_connection.execute("BEGIN IMMEDIATE")
+                connection.exec_driver_sql("BEGIN IMMEDIATE")
                 return
-            except sqlite3.OperationalError as err:
-                busy = "locked" in str(err) or "busy" in str(err)
+            except OperationalError as err:
+                busy = "locked" in str(err.orig) or "busy" in str(err.orig)
                 if not busy or time.monotonic() >= deadline:
                     raise
             time.sleep(BUSY_POLL_SECONDS)

@@ -32,6 +32,7 @@ from judge.db.models import (
     PhaseRecord,
     Player,
 )
+from judge.db.session import read_only
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
@@ -132,6 +133,7 @@ def process_pending(
     ``after_batch()`` called after each one's commit (to wake the sender at once).
     """
     with sessions() as session:
+        read_only(session)
         ids = list(
             session.scalars(
                 select(InboundMessage.id)

@@ -28,6 +28,7 @@ from sqlalchemy import Table, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db.models import Game, OutboundMessage, OutboundState
+from judge.db.session import read_only
 from judge.render import RenderedMail
 from judge.services.context import Judge
 
@@ -207,6 +208,7 @@ def deliver_pending(
         _record_journal(sessions, journal)
     started = now()
     with sessions() as session:
+        read_only(session)
         ids = list(
             session.scalars(
                 select(OutboundMessage.id)

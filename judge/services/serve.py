@@ -25,6 +25,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from judge.config import JudgeSettings
+from judge.db.session import read_only
 from judge.services.app import App, open_app
 from judge.services.games import due_games, load_new_games, process_game, reload_configs
 from judge.services.inbound import process_pending, receive
@@ -260,7 +261,7 @@ class Server:
         if sent:
             self.outbox_ready.set()
         with self.app.sessions() as session:
-            due = due_games(session, now)
+            due = due_games(read_only(session), now)
         changed = False
         for name, phase in due:
             with self.app.sessions() as session, session.begin():
@@ -273,7 +274,7 @@ class Server:
             changed or self._synced_at is None or now - self._synced_at > timedelta(minutes=5)
         ):
             with self.app.sessions() as session:
-                wanted = wanted_jobs(session, now)
+                wanted = wanted_jobs(read_only(session), now)
             self.scheduler.sync(wanted)
             self._synced_at = now
 
