@@ -918,11 +918,21 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         signal.signal(signal.SIGTERM, previous)
     print(f"\nload average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    print("targets: >= 100 msg/s end to end, p95 latency < 2 s (IMAP with IDLE)")
+    print("targets: >= 100 msg/s end to end (a burst); p95 latency < 2 s with IMAP IDLE at")
+    print("         100 msg/s (--rate 100: a burst faster than the judge only measures its queue)")
     for outcome in outcomes:
-        verdict = "met" if outcome.end_to_end_rate >= 100 and outcome.p95 < 2 else "NOT met"
-        print(f"  {outcome.mode:5}: {outcome.end_to_end_rate:7.1f} msg/s, p95 {outcome.p95:.3f} s,"
-              f" {outcome.replies} replies: {verdict}")  # fmt: skip
+        complete = outcome.replies == args.messages
+        if args.rate <= 0:
+            rate_ok = outcome.end_to_end_rate >= 100 and complete
+            print(f"  {outcome.mode:5}: {outcome.end_to_end_rate:7.1f} msg/s end to end, "
+                  f"{outcome.replies} replies: throughput {'met' if rate_ok else 'NOT met'} "
+                  f"(p95 {outcome.p95:.3f} s in the burst)")  # fmt: skip
+        else:
+            late_ok = outcome.p95 < 2 and complete
+            paced = "" if args.rate >= 100 else f" (delivered at {args.rate:g} a second, not 100)"
+            print(f"  {outcome.mode:5}: p95 {outcome.p95:.3f} s at {args.rate:g} msg/s, "
+                  f"{outcome.replies} replies: latency {'met' if late_ok else 'NOT met'}"
+                  f"{paced}")  # fmt: skip
     return 0
 
 
