@@ -6,6 +6,7 @@ import logging
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,6 +23,7 @@ from judge.services.outbox import (
     CLAIM_BATCH,
     CLAIM_TIME,
     PermanentError,
+    SentJournal,
     ServerUnavailable,
     TransientError,
     deliver_pending,
@@ -429,6 +431,39 @@ def test_claimed_messages_not_tried_get_their_turn_back(
     assert deliver(sessions, judge, clock) == 1
     assert sorted(smtp_sink.message_ids()) == sorted(ids)
     assert all(row.attempts == 1 for row in outbox(sessions) if row.message_id != ids[stop_at])
+
+
+def test_the_sent_journal_is_committed_by_the_next_run_and_nothing_is_sent_twice(
+    sessions: sessionmaker[Session], smtp_sink: SmtpSink, clock: Clock, tmp_path: Path
+) -> None:
+    """A sender killed between the server's 250 and the database commit left the message
+    in its journal: the next run records it as sent instead of sending it again."""
+    judge = make_judge(smtp_sink)
+    assert judge.settings.smtp is not None
+    first, second = queue(sessions, judge, "a@example.org"), queue(sessions, judge, "b@example.org")
+    path = tmp_path / "outbox.journal"
+    journal = SentJournal(path)
+    with pytest.raises(BlockingIOError):
+        SentJournal(path)  # one sender per journal
+    # The state a SIGKILL leaves: `first` claimed and sent, its line in the journal, and a
+    # line cut short after it.
+    row = by_id(sessions, first)
+    with sessions.begin() as session:
+        session.get(OutboundMessage, row.id).attempts = 1  # type: ignore[union-attr]
+    journal.add(row.id, T0 + timedelta(seconds=5))
+    with path.open("ab") as raw:
+        raw.write(b"99")
+    assert journal.entries() == [(row.id, T0 + timedelta(seconds=5))]
+
+    with SmtpTransport(judge.settings.smtp) as transport:
+        assert deliver_pending(sessions, judge, transport, clock, journal=journal) == 1
+    assert smtp_sink.message_ids() == [second]
+    done = by_id(sessions, first)
+    assert (done.state, done.sent_at, done.attempts) == ("sent", T0 + timedelta(seconds=5), 1)
+    assert by_id(sessions, second).state == "sent"
+    assert journal.entries() == [] and path.read_bytes() == b""
+    journal.close()
+    SentJournal(path).close()  # free again once closed
 
 
 def test_a_connection_dropped_between_messages_is_replaced(

@@ -218,9 +218,10 @@ def deliver_pending(
             )
         )
     sent = 0
-    for start in range(0, len(ids), CLAIM_BATCH):
-        claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time)
-        try:
+    try:
+        for start in range(0, len(ids), CLAIM_BATCH):
+            # The claim also commits what the journal holds: one write transaction a batch.
+            claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
             for index, (message, _was_due) in enumerate(claimed):
                 if should_stop is not None and should_stop():
                     _release(sessions, claimed[index:])
@@ -245,9 +246,9 @@ def deliver_pending(
                     if journal is None or not journal.add(message_id, now()):
                         _record_sent(sessions, message_id, now())
                     sent += 1
-        finally:
-            if journal is not None:
-                _record_journal(sessions, journal)
+    finally:
+        if journal is not None:
+            _record_journal(sessions, journal)
     return sent
 
 
@@ -261,6 +262,7 @@ def _claim(
     message_ids: Sequence[int],
     at: datetime,
     claim_time: timedelta,
+    journal: SentJournal | None = None,
 ) -> list[tuple[OutboundMessage, datetime | None]]:
     """Take the messages ``message_ids`` that are still queued and due, for sending.
 
@@ -268,11 +270,14 @@ def _claim(
     back if the run stops before its turn). The UPDATE's WHERE is the test, so two senders
     cannot both win a message: on PostgreSQL the second waits for the first's row locks and
     then finds the rows changed, on SQLite writers take turns. The attempt is counted now,
-    so one that dies with the process still counts.
+    so one that dies with the process still counts. What ``journal`` holds is committed
+    in the same transaction.
     """
     if not message_ids:
         return []
+    entries = journal.entries() if journal is not None else []
     with sessions() as session, session.begin():
+        _apply_journal(session, entries)
         before: dict[int, datetime | None] = {
             row.id: row.next_attempt_at
             for row in session.execute(
@@ -293,16 +298,19 @@ def _claim(
             .execution_options(synchronize_session=False)
         )
         taken = list(result.scalars())
-        if not taken:
-            return []
-        # Loaded after the UPDATE, and readable once the session is gone
-        # (expire_on_commit=False): the transport gets detached copies.
-        messages = session.scalars(
-            select(OutboundMessage)
-            .where(OutboundMessage.id.in_(taken))
-            .order_by(OutboundMessage.id)
-        )
-        return [(message, before.get(message.id)) for message in messages]
+        claimed: list[tuple[OutboundMessage, datetime | None]] = []
+        if taken:
+            # Loaded after the UPDATE, and readable once the session is gone
+            # (expire_on_commit=False): the transport gets detached copies.
+            messages = session.scalars(
+                select(OutboundMessage)
+                .where(OutboundMessage.id.in_(taken))
+                .order_by(OutboundMessage.id)
+            )
+            claimed = [(message, before.get(message.id)) for message in messages]
+    if journal is not None and entries:
+        journal.clear()  # committed above
+    return claimed
 
 
 def _release(
@@ -345,14 +353,19 @@ def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> No
     if not entries:
         return
     with sessions() as session, session.begin():
-        connection = session.connection()
-        for message_id, at in entries:
-            connection.execute(
-                update(_OUTBOX)
-                .where(_OUTBOX.c.id == message_id, _OUTBOX.c.state != OutboundState.SENT)
-                .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
-            )
+        _apply_journal(session, entries)
     journal.clear()
+
+
+def _apply_journal(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
+    """Mark the journal's messages sent (in the caller's transaction)."""
+    connection = session.connection()
+    for message_id, at in entries:
+        connection.execute(
+            update(_OUTBOX)
+            .where(_OUTBOX.c.id == message_id, _OUTBOX.c.state != OutboundState.SENT)
+            .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
+        )
 
 
 def _record_failure(
