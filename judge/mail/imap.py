@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import select
 import socket
 import ssl
 import threading
@@ -28,6 +27,7 @@ from typing import Any
 from imapclient import DELETED, SEEN, IMAPClient  # type: ignore[import-untyped]
 
 from judge.config import ImapSettings
+from judge.mail.net import readable
 
 __all__ = ["STORED_KEYWORD", "ImapInbox"]
 
@@ -201,7 +201,7 @@ class ImapInbox:
             if remaining <= 0:
                 break
             # Wake four times a second to notice ``stop``.
-            spoke = _readable(client.socket(), min(0.25, remaining))
+            spoke = readable(client.socket(), min(0.25, remaining))
         # New mail, a keep-alive, a BYE or the connection closing: leave IDLE and let
         # idle_done() (which reads to the end of IDLE) and a pass sort it out.  A pass
         # costs one SEARCH, so an occasional needless one is harmless.
@@ -406,7 +406,7 @@ def _buffered(client: Any) -> bool:
     if reader is None or not hasattr(reader, "peek"):
         return False
     sock = client.socket()
-    if _readable(sock, 0):
+    if readable(sock, 0):
         return True  # more on the wire anyway
     # Nothing on the socket, so a read would block: make it non-blocking to peek.
     timeout = sock.gettimeout()
@@ -417,14 +417,6 @@ def _buffered(client: Any) -> bool:
         return False
     finally:
         sock.settimeout(timeout)
-
-
-def _readable(sock: socket.socket, timeout: float) -> bool:
-    """Whether ``sock`` has data (or end of file) to read, waiting up to ``timeout``."""
-    if isinstance(sock, ssl.SSLSocket) and sock.pending():
-        return True  # decrypted already, invisible to select()
-    readable, _, _ = select.select([sock], [], [], timeout)
-    return bool(readable)
 
 
 def _shutdown(client: Any) -> None:

@@ -16,9 +16,7 @@ call :meth:`SmtpTransport.close`) to end it politely.
 from __future__ import annotations
 
 import logging
-import select
 import smtplib
-import socket
 import ssl
 import time
 from datetime import datetime
@@ -28,6 +26,7 @@ from typing import Self
 from judge.config import SmtpSettings
 from judge.db.models import OutboundMessage
 from judge.mail.maildir import build_email
+from judge.mail.net import readable
 from judge.services.context import Judge
 from judge.services.outbox import PermanentError, ServerUnavailable, TransientError
 
@@ -37,17 +36,6 @@ log = logging.getLogger(__name__)
 
 #: A connection used less than this many seconds ago is reused without a NOOP first.
 FRESH_SECONDS = 5.0
-
-
-def _readable(sock: socket.socket) -> bool:
-    """Whether ``sock`` has something to read now (data, or the peer's end of file)."""
-    if isinstance(sock, ssl.SSLSocket) and sock.pending():
-        return True
-    try:
-        readable, _, _ = select.select([sock], [], [], 0)
-    except (OSError, ValueError):  # closed: as good as "the server hung up"
-        return True
-    return bool(readable)
 
 
 def _reply(code: int, text: bytes | str) -> str:
@@ -203,7 +191,7 @@ class SmtpTransport:
             # which costs no round trip to see, so in a burst no NOOP is needed; after a
             # quiet spell a NOOP also catches a peer that vanished without a word.
             sock = self._connection.sock
-            if sock is not None and not _readable(sock):
+            if sock is not None and not readable(sock):
                 if time.monotonic() - self._last_used < FRESH_SECONDS:
                     return self._connection
                 try:

@@ -172,15 +172,15 @@ def process_batch(
     states: dict[int, str] = {}
     try:
         with sessions() as session, session.begin():
-            # One SELECT for the batch; get() below then finds each row in the session
-            # (whose identity map holds only what is referenced: hence ``rows``).
-            rows = list(
-                session.scalars(select(InboundMessage).where(InboundMessage.id.in_(inbound_ids)))
-            )
+            rows = {
+                row.id: row
+                for row in session.scalars(
+                    select(InboundMessage).where(InboundMessage.id.in_(inbound_ids))
+                )
+            }
             cache = _BatchCache()
             for inbound_id in inbound_ids:
-                states[inbound_id] = _process_in(session, judge, inbound_id, now, cache)
-            del rows
+                states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, cache)
     except Exception:
         log.warning(
             "processing %d messages together failed; processing them one by one",
@@ -197,7 +197,8 @@ def process_one(
     """Process one stored message in one transaction; on error park it as failed."""
     try:
         with sessions() as session, session.begin():
-            return _process_in(session, judge, inbound_id, now, _BatchCache())
+            row = session.get(InboundMessage, inbound_id)
+            return _process_in(session, judge, row, now, _BatchCache())
     except Exception as err:
         log.warning("message %d failed", inbound_id, exc_info=True)
         with sessions() as session, session.begin():
@@ -210,10 +211,9 @@ def process_one(
 
 
 def _process_in(
-    session: Session, judge: Judge, inbound_id: int, now: datetime, cache: _BatchCache
+    session: Session, judge: Judge, row: InboundMessage | None, now: datetime, cache: _BatchCache
 ) -> str:
     """Process one message inside the caller's transaction (which fails if it raises)."""
-    row = session.get(InboundMessage, inbound_id)
     if row is None or row.state in ("done", "ignored"):
         return row.state if row is not None else "missing"
     row.attempts += 1

@@ -277,7 +277,7 @@ def _claim(
         return []
     entries = journal.entries() if journal is not None else []
     with sessions() as session, session.begin():
-        _apply_journal(session, entries)
+        _mark_sent(session, entries)
         before: dict[int, datetime | None] = {
             row.id: row.next_attempt_at
             for row in session.execute(
@@ -337,14 +337,8 @@ _OUTBOX = cast("Table", OutboundMessage.__table__)
 
 
 def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:
-    # A plain SQL UPDATE on the session's connection: this runs once per email sent, and
-    # the ORM's bookkeeping would cost more than the statement.
     with sessions() as session, session.begin():
-        session.connection().execute(
-            update(_OUTBOX)
-            .where(_OUTBOX.c.id == message_id)
-            .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
-        )
+        _mark_sent(session, [(message_id, at)])
 
 
 def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
@@ -353,12 +347,14 @@ def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> No
     if not entries:
         return
     with sessions() as session, session.begin():
-        _apply_journal(session, entries)
+        _mark_sent(session, entries)
     journal.clear()
 
 
-def _apply_journal(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
-    """Mark the journal's messages sent (in the caller's transaction)."""
+def _mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
+    """Mark messages sent at the given times (in the caller's transaction), with plain SQL
+    UPDATEs: this runs for every email sent, and the ORM's bookkeeping would cost more than
+    the statements."""
     connection = session.connection()
     for message_id, at in entries:
         connection.execute(

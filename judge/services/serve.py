@@ -14,6 +14,7 @@ two batches or two emails; one that dies is started again.
 
 from __future__ import annotations
 
+import functools
 import logging
 import multiprocessing
 import os
@@ -92,7 +93,6 @@ def _worker_main(
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-    worker_log = logging.getLogger(f"judge.{role}")
     app = open_app(settings, migrate=False)
     journal = open_journal(settings) if role == "outbox" else None
 
@@ -100,41 +100,65 @@ def _worker_main(
         # Reparented: the judge was killed without a word; stop at the next safe point.
         return stop.is_set() or os.getppid() != parent
 
-    worker_log.info("%s worker started", role)
+    log.info("%s worker started", role)
     ready.set()
     try:
-        while not should_stop():
-            try:
-                if role == "inbox":
-                    process_pending(
-                        app.sessions,
-                        app.judge,
-                        utcnow,
-                        should_stop=should_stop,
-                        after_batch=notify.set,
-                    )
-                else:
-                    sent = deliver_pending(
-                        app.sessions,
-                        app.judge,
-                        app.transport,
-                        utcnow,
-                        should_stop=should_stop,
-                        journal=journal,
-                    )
-                    if sent:
-                        worker_log.info("sent %d message(s)", sent)
-            except Exception:
-                worker_log.exception("%s failed; retrying", role)
-            wake.wait(settings.tick_seconds)
-            wake.clear()
+        if role == "inbox":
+            work = functools.partial(_process_pass, app, utcnow, should_stop, notify)
+        else:
+            work = functools.partial(_send_pass, app, app.transport, utcnow, should_stop, journal)
+        run_loop(role, work, wake, should_stop, settings.tick_seconds)
     finally:
         close = getattr(app.transport, "close", None)
         if callable(close):
             close()
         if journal is not None:
             journal.close()
-        worker_log.info("%s worker stopped", role)
+        log.info("%s worker stopped", role)
+
+
+def run_loop(
+    name: str,
+    work: Callable[[], None],
+    wake: Wakeup,
+    should_stop: Callable[[], bool],
+    tick: float,
+    on_error: Callable[[], None] | None = None,
+) -> None:
+    """Run ``work`` until ``should_stop()``, again each time ``wake`` is set or ``tick``
+    seconds pass.  An exception is logged and the loop goes on: the work is in the
+    database and is tried again."""
+    while not should_stop():
+        try:
+            work()
+        except Exception:
+            if on_error is not None:
+                on_error()
+            log.exception("%s failed; retrying", name)
+        wake.wait(tick)
+        wake.clear()
+
+
+def _process_pass(
+    app: App, clock: Callable[[], datetime], should_stop: Callable[[], bool], notify: Wakeup
+) -> None:
+    """Process the stored mail, waking the sender (``notify``) after each batch."""
+    process_pending(app.sessions, app.judge, clock, should_stop=should_stop, after_batch=notify.set)
+
+
+def _send_pass(
+    app: App,
+    transport: Transport,
+    clock: Callable[[], datetime],
+    should_stop: Callable[[], bool],
+    journal: SentJournal | None,
+) -> None:
+    """Send the queued mail that is due."""
+    sent = deliver_pending(
+        app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal
+    )
+    if sent:
+        log.info("sent %d message(s)", sent)
 
 
 class Server:
@@ -183,15 +207,10 @@ class Server:
 
     def store(self, raw: bytes) -> None:
         """Commit one raw message to the inbound table (deduplicated by Message-ID)."""
-        with self.app.store_sessions() as session, session.begin():
-            row, new = receive(session, raw, self.clock())
-            log.info(
-                "stored %s from %s%s", row.message_id, row.sender or "?", "" if new else " (again)"
-            )
-        self.inbox_ready.set()
+        self.store_many([raw])
 
     def store_many(self, raws: Sequence[bytes]) -> None:
-        """Commit several raw messages in one transaction (all or none)."""
+        """Commit raw messages in one durable transaction (all or none)."""
         with self.app.store_sessions() as session, session.begin():
             now = self.clock()
             for raw in raws:
@@ -206,40 +225,17 @@ class Server:
 
     # -- the loops ----------------------------------------------------------------
 
-    def _loop(self, name: str, event: Wakeup | None, work: Callable[[], None]) -> None:
-        while not self.stopping.is_set():
-            try:
-                work()
-            except Exception:
-                # Log and carry on: the work is in the database and will be retried.
-                self.errors += 1
-                log.exception("%s failed; retrying", name)
-            if event is not None:
-                event.wait(self.tick)
-                event.clear()
-            else:
-                self.stopping.wait(self.tick)
+    def _loop(self, name: str, event: Wakeup, work: Callable[[], None]) -> None:
+        run_loop(name, work, event, self.stopping.is_set, self.tick, self._count_error)
+
+    def _count_error(self) -> None:
+        self.errors += 1
 
     def _process_inbox(self) -> None:
-        process_pending(
-            self.app.sessions,
-            self.app.judge,
-            self.clock,
-            should_stop=self.stopping.is_set,
-            after_batch=self.outbox_ready.set,
-        )
+        _process_pass(self.app, self.clock, self.stopping.is_set, self.outbox_ready)
 
     def _send(self) -> None:
-        sent = deliver_pending(
-            self.app.sessions,
-            self.app.judge,
-            self.transport,
-            self.clock,
-            should_stop=self.stopping.is_set,
-            journal=self._journal,
-        )
-        if sent:
-            log.info("sent %d message(s)", sent)
+        _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
 
     def _deadlines(self) -> None:
         self._watch_workers()
