@@ -236,6 +236,33 @@ def test_a_batch_is_processed_in_order_in_one_transaction(game: tuple[App, Table
         assert session.scalar(select(func.count(OrderRecord.id))) == 5
 
 
+def test_the_reply_ration_counts_earlier_replies_and_the_batch_itself(
+    game: tuple[App, Table],
+) -> None:
+    import dataclasses
+
+    app, table = game
+    app.judge.settings = dataclasses.replace(app.judge.settings, replies_per_hour=3)
+    robot, other = "robot@example.net", "other@example.net"
+    table.send(robot, "HELP\n", "2026-11-23 12:59")
+    assert [r.to_addr for r in table.new_mail()] == [robot]
+    ids = [_store(app, robot, "HELP\n", f"r{n}@x") for n in range(4)]
+    ids += [_store(app, other, "HELP\n", f"o{n}@x") for n in range(2)]
+    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
+        i: "done" for i in ids
+    }
+    # One reply before the batch: two more for the robot, then its ration is spent.
+    assert [r.to_addr for r in table.new_mail()] == [robot, robot, other, other]
+    with app.sessions() as session:
+        reasons = session.scalars(
+            select(InboundMessage.reason)
+            .where(InboundMessage.id.in_(ids))
+            .order_by(InboundMessage.id)
+        ).all()
+    limited = "rate limit: more than 3 replies an hour"
+    assert reasons == [None, None, limited, limited, None, None]
+
+
 def test_one_failure_in_a_batch_parks_that_message_only(
     game: tuple[App, Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:

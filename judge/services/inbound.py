@@ -179,6 +179,8 @@ def process_batch(
                 )
             }
             cache = _BatchCache()
+            _count_replies(session, judge, {row.sender for row in rows.values() if row.sender},
+                           now, cache)  # fmt: skip
             for inbound_id in inbound_ids:
                 states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, cache)
     except Exception:
@@ -230,12 +232,16 @@ class _BatchCache:
     """
 
     games: dict[str, Game | None] = field(default_factory=dict)
-    players: dict[tuple[int, str], Player | None] = field(default_factory=dict)
+    #: The players of the games in ``player_games``, all read at once, by (game, power).
+    players: dict[tuple[int, str], Player] = field(default_factory=dict)
+    player_games: set[int] = field(default_factory=set)
     positions: dict[tuple[int, int], Position] = field(default_factory=dict)
     rules: dict[int, Rules] = field(default_factory=dict)
-    #: The active orders of a player in a phase, oldest first, by (game, seq, player):
+    #: The active orders of a player in a phase, oldest first, by (game, seq, player),
+    #: read for all the players of a phase at once (the phases in ``order_phases``):
     #: every change to them in the transaction goes through these lists too.
     orders: dict[tuple[int, int, int], list[OrderRecord]] = field(default_factory=dict)
+    order_phases: set[tuple[int, int]] = field(default_factory=set)
     #: Replies to an address in the last hour (the reply ration), once counted.
     replies: dict[str, int] = field(default_factory=dict)
 
@@ -353,20 +359,36 @@ def _rate_limited(
     session: Session, judge: Judge, address: str, now: datetime, cache: _BatchCache
 ) -> bool:
     """Whether ``address`` already had its ration of replies in the last hour."""
-    count = cache.replies.get(address)
-    if count is None:
-        since = now - timedelta(hours=1)
-        count = cache.replies[address] = (
-            session.scalar(
-                select(func.count(OutboundMessage.id)).where(
-                    OutboundMessage.to_addr == address,
+    if address not in cache.replies:
+        _count_replies(session, judge, {address}, now, cache)
+    return cache.replies[address] >= judge.settings.replies_per_hour
+
+
+def _count_replies(
+    session: Session, judge: Judge, addresses: set[str], now: datetime, cache: _BatchCache
+) -> None:
+    """Count the replies of the last hour to each of ``addresses`` (one query for all)."""
+    addresses = {a for a in addresses if a not in cache.replies}
+    if not addresses:
+        return
+    since = now - timedelta(hours=1)
+    # The replies this transaction queued are counted by _note_reply, not by the query:
+    # no flush is needed first.
+    with session.no_autoflush:
+        counts: dict[str, int] = {
+            address: count
+            for address, count in session.execute(
+                select(OutboundMessage.to_addr, func.count(OutboundMessage.id))
+                .where(
+                    OutboundMessage.to_addr.in_(sorted(addresses)),
                     OutboundMessage.kind.in_(("confirm", "reply")),
                     OutboundMessage.created_at >= since,
                 )
+                .group_by(OutboundMessage.to_addr)
             )
-            or 0
-        )
-    return count >= judge.settings.replies_per_hour
+        }
+    for address in addresses:
+        cache.replies[address] = counts.get(address, 0)
 
 
 def _note_reply(cache: _BatchCache, address: str) -> None:
@@ -455,12 +477,7 @@ class _Conversation:
             raise ServiceError(
                 f"{who!r} is not a power; use the power's initial (A E F G I R T) or name"
             )
-        key = (game.id, power)
-        if key not in self.cache.players:
-            self.cache.players[key] = self.session.scalar(
-                select(Player).where(Player.game_id == game.id, Player.power == power)
-            )
-        player = self.cache.players[key]
+        player = self._find_player(game, power)
         if player is None:
             raise ServiceError(f"nobody plays {power} in {game.name}")
         if player.status == "resigned":
@@ -469,6 +486,14 @@ class _Conversation:
             raise ServiceError(f"wrong password for {power} in {game.name}")
         copy_to = player.address if player.address != self.mail.sender else None
         self.signed = _Signed(game, player, copy_to)
+
+    def _find_player(self, game: Game, power: str) -> Player | None:
+        """The player of ``power`` in ``game`` (the game's players are read at once)."""
+        if game.id not in self.cache.player_games:
+            self.cache.player_games.add(game.id)
+            for player in self.session.scalars(select(Player).where(Player.game_id == game.id)):
+                self.cache.players[(game.id, player.power)] = player
+        return self.cache.players.get((game.id, power))
 
     def _power(self, text: str) -> str | None:
         if len(text) == 1:
@@ -583,18 +608,21 @@ class _Conversation:
         key = (game.id, game.seq, player.id)
         rows = self.cache.orders.get(key)
         if rows is None:
-            rows = self.cache.orders[key] = list(
-                self.session.scalars(
+            phase = (game.id, game.seq)
+            if phase not in self.cache.order_phases:
+                # Every player's at once: the next message is likely another player's.
+                self.cache.order_phases.add(phase)
+                for record in self.session.scalars(
                     select(OrderRecord)
                     .where(
                         OrderRecord.game_id == game.id,
                         OrderRecord.seq == game.seq,
-                        OrderRecord.player_id == player.id,
                         OrderRecord.active.is_(True),
                     )
                     .order_by(OrderRecord.id)
-                )
-            )
+                ):
+                    self.cache.orders.setdefault((*phase, record.player_id), []).append(record)
+            rows = self.cache.orders.setdefault(key, [])
         return rows
 
     def _deactivate(self, game: Game, player: Player, key: str | None) -> None:
