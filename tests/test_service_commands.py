@@ -263,6 +263,42 @@ def test_the_reply_ration_counts_earlier_replies_and_the_batch_itself(
     assert reasons == [None, None, limited, limited, None, None]
 
 
+def test_orders_of_a_batch_are_written_before_its_game_master_processes(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    england, france = "england@example.org", "france@example.org"
+    ids = [
+        _store(app, england, "SIGNON Etest01 pw-eng\nF Lon-NTH\nA Lvp-Yor\n", "p1@x"),
+        _store(app, france, "SIGNON Ftest01 paris-123\nA Par-Bur\nA Mar-Spa\n", "p2@x"),
+        # England changes one order and France clears hers, in the same batch.
+        _store(app, england, "SIGNON Etest01 pw-eng\nF Lon-ENG\n", "p3@x"),
+        _store(app, france, "SIGNON Ftest01 paris-123\nCLEAR\nA Par-Pic\n", "p4@x"),
+        _store(app, "gm@example.org", "SIGNON Mtest01 gm-secret\nPROCESS\n", "p5@x"),
+    ]
+    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
+        i: "done" for i in ids
+    }
+    assert table.phase() == "F1901M"
+    units = table.units()
+    assert (units["eng"], units["yor"], units["pic"]) == ("Eng F", "Eng A", "Fra A")
+    assert "mar" in units and "spa" not in units and "nth" not in units
+    with app.sessions() as session:
+        rows = session.execute(
+            select(OrderRecord.canonical, OrderRecord.active, InboundMessage.message_id)
+            .join(InboundMessage, OrderRecord.inbound_id == InboundMessage.id)
+            .order_by(OrderRecord.id)
+        ).all()
+    assert [tuple(r) for r in rows] == [
+        ("F lon-nth", False, "<p1@x>"),
+        ("A lvp-yor", True, "<p1@x>"),
+        ("A par-bur", False, "<p2@x>"),
+        ("A mar-spa", False, "<p2@x>"),
+        ("F lon-eng", True, "<p3@x>"),
+        ("A par-pic", True, "<p4@x>"),
+    ]
+
+
 def test_one_failure_in_a_batch_parks_that_message_only(
     game: tuple[App, Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -17,9 +17,10 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import func, select
+from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import Command, parse_commands
@@ -183,6 +184,7 @@ def process_batch(
                            now, cache)  # fmt: skip
             for inbound_id in inbound_ids:
                 states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, cache)
+            _write_orders(session, cache)
     except Exception:
         log.warning(
             "processing %d messages together failed; processing them one by one",
@@ -200,7 +202,10 @@ def process_one(
     try:
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
-            return _process_in(session, judge, row, now, _BatchCache())
+            cache = _BatchCache()
+            state = _process_in(session, judge, row, now, cache)
+            _write_orders(session, cache)
+            return state
     except Exception as err:
         log.warning("message %d failed", inbound_id, exc_info=True)
         with sessions() as session, session.begin():
@@ -224,6 +229,30 @@ def _process_in(
 
 
 @dataclass
+class _ActiveOrder:
+    """An active order as a message's confirmation lists it: what it is for (see
+    ``OrderRecord.unit``) and its canonical text."""
+
+    unit: str | None
+    canonical: str | None
+
+
+@dataclass
+class _OrderWrites:
+    """The order rows a transaction changes, written together (:func:`_write_orders`)
+    before anything reads them from the database: SQLite cannot insert many rows at
+    once and tell the ORM each one's id, so the rows are written without the ORM, and
+    retired by what they are for rather than by id."""
+
+    #: The new rows, as column values; an entry's ``active`` may still turn False.
+    new: list[dict[str, object]] = field(default_factory=list)
+    #: The rows already stored to retire, by (game, seq, player, unit).
+    retire: list[tuple[int, int, int, str]] = field(default_factory=list)
+    #: The (game, seq, player) whose stored rows all retire (CLEAR).
+    clear: list[tuple[int, int, int]] = field(default_factory=list)
+
+
+@dataclass
 class _BatchCache:
     """What the messages of one transaction look up again and again.
 
@@ -240,10 +269,49 @@ class _BatchCache:
     #: The active orders of a player in a phase, oldest first, by (game, seq, player),
     #: read for all the players of a phase at once (the phases in ``order_phases``):
     #: every change to them in the transaction goes through these lists too.
-    orders: dict[tuple[int, int, int], list[OrderRecord]] = field(default_factory=dict)
+    orders: dict[tuple[int, int, int], list[_ActiveOrder]] = field(default_factory=dict)
     order_phases: set[tuple[int, int]] = field(default_factory=set)
+    #: The order rows changed and not yet written.
+    writes: _OrderWrites = field(default_factory=_OrderWrites)
     #: Replies to an address in the last hour (the reply ration), once counted.
     replies: dict[str, int] = field(default_factory=dict)
+
+
+_ORDERS = cast("Table", OrderRecord.__table__)
+
+
+def _write_orders(session: Session, cache: _BatchCache) -> None:
+    """Write the order rows the transaction changed so far: the retirements first, so
+    that they cannot touch the rows written after them."""
+    writes, cache.writes = cache.writes, _OrderWrites()
+    table = _ORDERS
+    if writes.clear:
+        session.execute(
+            update(table)
+            .where(
+                table.c.game_id == bindparam("g"),
+                table.c.seq == bindparam("s"),
+                table.c.player_id == bindparam("p"),
+                table.c.active.is_(True),
+            )
+            .values(active=False),
+            [{"g": g, "s": s, "p": p} for g, s, p in writes.clear],
+        )
+    if writes.retire:
+        session.execute(
+            update(table)
+            .where(
+                table.c.game_id == bindparam("g"),
+                table.c.seq == bindparam("s"),
+                table.c.player_id == bindparam("p"),
+                table.c.unit == bindparam("u"),
+                table.c.active.is_(True),
+            )
+            .values(active=False),
+            [{"g": g, "s": s, "p": p, "u": u} for g, s, p, u in writes.retire],
+        )
+    if writes.new:
+        session.execute(insert(table), writes.new)
 
 
 # -- handling one message -------------------------------------------------------------
@@ -292,6 +360,9 @@ SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>."""
 
+#: The commands that read and change orders only through the transaction's cache.
+_ORDER_COMMANDS = frozenset({"ORDERS", "SIGNON", "SIGNOFF", "CLEAR", "HELP", "UNKNOWN"})
+
 _ORDER_WORDS = {
     "a", "f", "army", "fleet", "build", "b", "remove", "r", "waive", "w", "disband", "d",
     "hold", "h", "retreat",
@@ -303,11 +374,12 @@ def handle(
     judge: Judge,
     row: InboundMessage,
     now: datetime,
-    cache: _BatchCache | None = None,
+    cache: _BatchCache,
 ) -> None:
     """Read one stored message and queue its reply (the caller holds the transaction).
 
-    ``cache`` may be shared by the messages of one transaction (see :func:`process_batch`).
+    ``cache`` is shared by the messages of one transaction (see :func:`process_batch`),
+    which writes the order rows it holds (:func:`_write_orders`) before committing.
     """
     raw = row.raw
     if len(raw) > judge.settings.max_message_bytes:
@@ -322,7 +394,6 @@ def handle(
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
-    cache = cache or _BatchCache()
     if reason is not None:
         row.state = "ignored"
         row.reason = reason
@@ -340,7 +411,7 @@ def handle(
         return
     lines, _dropped = order_text(mail.text)
     commands, _after = parse_commands(lines)
-    conversation = _Conversation(session, judge, mail, now, cache)
+    conversation = _Conversation(session, judge, mail, now, cache, row.id)
     for command in commands:
         conversation.run(command)
     if _rate_limited(session, judge, mail.sender, now, cache):
@@ -405,6 +476,7 @@ class _Conversation:
         mail: IncomingMail,
         now: datetime,
         cache: _BatchCache,
+        inbound_id: int | None = None,
     ) -> None:
         self.session = session
         self.judge = judge
@@ -415,6 +487,7 @@ class _Conversation:
         self.reply = _Reply()
         self.touched_orders = False
         self.cache = cache
+        self.inbound_id = inbound_id
 
     def _position(self, game: Game) -> Position:
         """The game's current position, read once per transaction and phase."""
@@ -441,6 +514,9 @@ class _Conversation:
     def run(self, command: Command) -> None:
         name = command.name
         handler = getattr(self, "cmd_" + name.lower().replace(" ", "_"), None)
+        if name not in _ORDER_COMMANDS:
+            # It may read the orders from the database.
+            _write_orders(self.session, self.cache)
         if command.error is not None or handler is None:
             self.reject(
                 command.line, command.error or f"{command.line.split()[0]} is not a command"
@@ -602,7 +678,7 @@ class _Conversation:
             )
         return key
 
-    def _active(self, game: Game, player: Player) -> list[OrderRecord]:
+    def _active(self, game: Game, player: Player) -> list[_ActiveOrder]:
         """The player's active orders for the current phase, oldest first (the list
         itself: callers change it only through :meth:`_deactivate` and :meth:`_store`)."""
         key = (game.id, game.seq, player.id)
@@ -612,8 +688,8 @@ class _Conversation:
             if phase not in self.cache.order_phases:
                 # Every player's at once: the next message is likely another player's.
                 self.cache.order_phases.add(phase)
-                for record in self.session.scalars(
-                    select(OrderRecord)
+                for player_id, unit, canonical in self.session.execute(
+                    select(OrderRecord.player_id, OrderRecord.unit, OrderRecord.canonical)
                     .where(
                         OrderRecord.game_id == game.id,
                         OrderRecord.seq == game.seq,
@@ -621,20 +697,30 @@ class _Conversation:
                     )
                     .order_by(OrderRecord.id)
                 ):
-                    self.cache.orders.setdefault((*phase, record.player_id), []).append(record)
+                    self.cache.orders.setdefault((*phase, player_id), []).append(
+                        _ActiveOrder(unit, canonical)
+                    )
             rows = self.cache.orders.setdefault(key, [])
         return rows
 
     def _deactivate(self, game: Game, player: Player, key: str | None) -> None:
         """Retire the active order for unit ``key`` (all of them when ``key`` is None)."""
         rows = self._active(game, player)
-        keep = []
-        for row in rows:
-            if key is None or row.unit == key:
-                row.active = False
-            else:
-                keep.append(row)
-        rows[:] = keep
+        retired = [row for row in rows if key is None or row.unit == key]
+        if not retired:
+            return
+        rows[:] = [row for row in rows if not (key is None or row.unit == key)]
+        owner = (game.id, game.seq, player.id)
+        # This message's own rows are not written yet: they are written retired.
+        for new in self.cache.writes.new:
+            if (new["game_id"], new["seq"], new["player_id"]) == owner and (
+                key is None or new["unit"] == key
+            ):
+                new["active"] = False
+        if key is None:
+            self.cache.writes.clear.append(owner)
+        else:
+            self.cache.writes.retire.append((*owner, key))
 
     def _store(
         self,
@@ -645,21 +731,23 @@ class _Conversation:
         canonical: str | None,
         error: OrderError | None,
     ) -> None:
-        record = OrderRecord(
-            game_id=game.id,
-            seq=game.seq,
-            player_id=player.id,
-            unit=key,
-            raw=text,
-            canonical=canonical,
-            error_code=error.code if error else None,
-            error=error.message if error else None,
-            active=canonical is not None,
-            created_at=self.now,
+        self.cache.writes.new.append(
+            {
+                "game_id": game.id,
+                "seq": game.seq,
+                "player_id": player.id,
+                "unit": key,
+                "raw": text,
+                "canonical": canonical,
+                "error_code": error.code if error else None,
+                "error": error.message if error else None,
+                "active": canonical is not None,
+                "inbound_id": self.inbound_id,
+                "created_at": self.now,
+            }
         )
-        self.session.add(record)
-        if record.active:
-            self._active(game, player).append(record)
+        if canonical is not None:
+            self._active(game, player).append(_ActiveOrder(key, canonical))
 
     def cmd_signoff(self, command: Command) -> None:
         """Nothing to do: the command parser stops reading at SIGNOFF."""
