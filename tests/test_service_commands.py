@@ -15,7 +15,14 @@ from judge.db.models import Game, InboundMessage, OrderRecord, Player
 from judge.services.app import App
 from judge.services.context import Judge
 from judge.services.games import load_game
-from judge.services.inbound import process_batch, process_one, process_pending, receive
+from judge.services.inbound import (
+    Stored,
+    process_batch,
+    process_one,
+    process_pending,
+    receive,
+    receive_many,
+)
 
 
 @pytest.fixture
@@ -171,6 +178,47 @@ def test_same_message_twice_is_stored_and_answered_once(game: tuple[App, Table])
             inbound_id = row.id
         process_one(app.sessions, app.judge, inbound_id, now)
     assert len(table.new_mail()) == 1
+
+
+def test_a_fetch_is_stored_with_each_message_id_once(game: tuple[App, Table]) -> None:
+    app, table = game
+
+    def raw(message_id: str, body: str = "HELP") -> bytes:
+        header = f"Message-ID: <{message_id}>\r\n" if message_id else ""
+        return (
+            f"From: Robot <Robot@Example.NET>\r\nTo: judge@example.org\r\nSubject: hi\r\n"
+            f"{header}\r\n{body}\r\n"
+        ).encode()
+
+    now = at("2026-11-23 13:00")
+    with app.store_sessions() as session, session.begin():
+        receive(session, raw("old@x"), now)
+    with app.store_sessions() as session, session.begin():
+        stored = receive_many(
+            session, [raw("old@x"), raw("a@x"), raw("a@x"), raw(""), raw("", "LIST"), raw("")], now
+        )
+    nameless = [s.message_id for s in stored if s.message_id.endswith("@judge.invalid>")]
+    assert len(nameless) == 3 and nameless[0] != nameless[1] and nameless[0] == nameless[2]
+    sender = "robot@example.net"
+    assert stored == [
+        Stored("<old@x>", sender, False),
+        Stored("<a@x>", sender, True),
+        Stored("<a@x>", sender, False),
+        Stored(nameless[0], sender, True),
+        Stored(nameless[1], sender, True),
+        Stored(nameless[0], sender, False),
+    ]
+    with app.sessions() as session:
+        rows = session.scalars(select(InboundMessage).order_by(InboundMessage.id)).all()
+    assert [(r.message_id, r.state, r.subject, r.attempts) for r in rows] == [
+        ("<old@x>", "new", "hi", 0),
+        ("<a@x>", "new", "hi", 0),
+        (nameless[0], "new", "hi", 0),
+        (nameless[1], "new", "hi", 0),
+    ]
+    assert rows[1].raw == raw("a@x") and rows[1].received_at == now
+    assert process_pending(app.sessions, app.judge, lambda: now) == 4
+    assert len(table.new_mail()) == 4
 
 
 def test_a_failure_parks_the_message_and_keeps_it(

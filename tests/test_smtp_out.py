@@ -106,7 +106,7 @@ def queue(
 ) -> str:
     """Queue one email at T0; return its Message-ID."""
     with sessions.begin() as session:
-        message = queue_mail(
+        return queue_mail(
             session,
             judge,
             to=to,
@@ -117,7 +117,6 @@ def queue(
             in_reply_to=in_reply_to,
             references=references,
         )
-        return message.message_id
 
 
 def outbox(sessions: sessionmaker[Session]) -> list[OutboundMessage]:

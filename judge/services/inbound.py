@@ -9,7 +9,6 @@ to be retried; nothing the player sent is lost.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import re
@@ -70,6 +69,10 @@ from judge.services.passwords import hash_password, verify_password
 
 log = logging.getLogger(__name__)
 
+# The tables written without the ORM (see receive_many and _write_orders).
+_ORDERS = cast("Table", OrderRecord.__table__)
+_INBOUND = cast("Table", InboundMessage.__table__)
+
 # -- storing --------------------------------------------------------------------------
 
 
@@ -78,30 +81,72 @@ def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage
 
     Returns the stored row and whether it is new.  The caller commits.
     """
-    # Storing needs only the header: the body is decoded once, when the message is read.
-    mail = decode(_header_block(raw))
-    if mail.message_id.endswith("@judge.invalid>"):
-        # No Message-ID: name the message by all of its bytes, not just its header.
-        mail = dataclasses.replace(
-            mail, message_id=f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>"
-        )
+    fields = _stored_fields(raw, now)
     existing = session.scalar(
-        select(InboundMessage).where(InboundMessage.message_id == mail.message_id)
+        select(InboundMessage).where(InboundMessage.message_id == fields["message_id"])
     )
     if existing is not None:
         return existing, False
-    row = InboundMessage(
-        message_id=mail.message_id or f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>",
-        sender=mail.sender or None,
-        subject=mail.subject[:500] or None,
-        raw=raw,
-        received_at=now,
-        state="new",
-        attempts=0,
-    )
+    row = InboundMessage(**fields)
     session.add(row)
     session.flush()
     return row, True
+
+
+@dataclass(frozen=True)
+class Stored:
+    """What :func:`receive_many` did with one message."""
+
+    message_id: str
+    sender: str | None
+    new: bool
+
+
+def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list[Stored]:
+    """Store raw messages like :func:`receive`, with one query for the Message-IDs already
+    stored and one statement for the new rows.  The caller commits."""
+    rows = [_stored_fields(raw, now) for raw in raws]
+    wanted = sorted({str(row["message_id"]) for row in rows})
+    known: set[str] = set()
+    for start in range(0, len(wanted), 500):
+        known.update(
+            session.scalars(
+                select(InboundMessage.message_id).where(
+                    InboundMessage.message_id.in_(wanted[start : start + 500])
+                )
+            )
+        )
+    done: list[Stored] = []
+    new_rows = []
+    for row in rows:
+        message_id = str(row["message_id"])
+        new = message_id not in known
+        if new:
+            known.add(message_id)  # the same message twice in one fetch
+            new_rows.append(row)
+        done.append(Stored(message_id, row["sender"], new))  # type: ignore[arg-type]
+    if new_rows:
+        session.execute(insert(_INBOUND), new_rows)
+    return done
+
+
+def _stored_fields(raw: bytes, now: datetime) -> dict[str, object]:
+    """The inbound row's columns for a raw message."""
+    # Storing needs only the header: the body is decoded once, when the message is read.
+    mail = decode(_header_block(raw))
+    message_id = mail.message_id
+    if not message_id or message_id.endswith("@judge.invalid>"):
+        # No Message-ID: name the message by all of its bytes, not just its header.
+        message_id = f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>"
+    return {
+        "message_id": message_id,
+        "sender": mail.sender or None,
+        "subject": mail.subject[:500] or None,
+        "raw": raw,
+        "received_at": now,
+        "state": "new",
+        "attempts": 0,
+    }
 
 
 def _header_block(raw: bytes) -> bytes:
@@ -275,9 +320,6 @@ class _BatchCache:
     writes: _OrderWrites = field(default_factory=_OrderWrites)
     #: Replies to an address in the last hour (the reply ration), once counted.
     replies: dict[str, int] = field(default_factory=dict)
-
-
-_ORDERS = cast("Table", OrderRecord.__table__)
 
 
 def _write_orders(session: Session, cache: _BatchCache) -> None:

@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Table, or_, select, update
+from sqlalchemy import Table, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db.models import Game, OutboundMessage, OutboundState
@@ -88,6 +88,9 @@ def new_message_id(judge: Judge, now: datetime) -> str:
     return f"<{now:%Y%m%d%H%M%S}.{secrets.token_hex(8)}@{domain}>"
 
 
+_OUTBOX = cast("Table", OutboundMessage.__table__)
+
+
 def queue_mail(
     session: Session,
     judge: Judge,
@@ -100,8 +103,9 @@ def queue_mail(
     inbound_id: int | None = None,
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
-) -> OutboundMessage:
-    """Add one email to the outbox (the caller's transaction commits it)."""
+) -> str:
+    """Add one email to the outbox (the caller's transaction commits it); return its
+    Message-ID."""
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
         "X-Auto-Response-Suppress": "All",
@@ -111,21 +115,26 @@ def queue_mail(
     if in_reply_to:
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = " ".join([*references, in_reply_to])
-    message = OutboundMessage(
-        message_id=new_message_id(judge, now),
-        to_addr=to,
-        subject=mail.subject,
-        body=mail.body,
-        headers=headers,
-        kind=kind,
-        game_id=game_id,
-        inbound_id=inbound_id,
-        state="queued",
-        attempts=0,
-        created_at=now,
+    message_id = new_message_id(judge, now)
+    # Written at once, without the ORM: SQLite cannot insert many rows at once and tell
+    # the ORM each one's id, and nobody here needs the id.
+    session.execute(
+        insert(_OUTBOX),
+        {
+            "message_id": message_id,
+            "to_addr": to,
+            "subject": mail.subject,
+            "body": mail.body,
+            "headers": headers,
+            "kind": kind,
+            "game_id": game_id,
+            "inbound_id": inbound_id,
+            "state": "queued",
+            "attempts": 0,
+            "created_at": now,
+        },
     )
-    session.add(message)
-    return message
+    return message_id
 
 
 class Transport(Protocol):
@@ -331,9 +340,6 @@ def _release(
                 .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
                 .execution_options(synchronize_session=False)
             )
-
-
-_OUTBOX = cast("Table", OutboundMessage.__table__)
 
 
 def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:

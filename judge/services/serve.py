@@ -29,7 +29,7 @@ from judge.config import JudgeSettings
 from judge.db.session import read_only
 from judge.services.app import App, open_app
 from judge.services.games import due_games, load_new_games, process_game, reload_configs
-from judge.services.inbound import process_pending, receive
+from judge.services.inbound import process_pending, receive_many
 from judge.services.notices import send_late_notices, send_reminders
 from judge.services.outbox import SentJournal, Transport, deliver_pending
 from judge.services.scheduler import DeadlineScheduler, wanted_jobs
@@ -212,15 +212,14 @@ class Server:
     def store_many(self, raws: Sequence[bytes]) -> None:
         """Commit raw messages in one durable transaction (all or none)."""
         with self.app.store_sessions() as session, session.begin():
-            now = self.clock()
-            for raw in raws:
-                row, new = receive(session, raw, now)
-                log.info(
-                    "stored %s from %s%s",
-                    row.message_id,
-                    row.sender or "?",
-                    "" if new else " (again)",
-                )
+            stored = receive_many(session, raws, self.clock())
+        for one in stored:
+            log.info(
+                "stored %s from %s%s",
+                one.message_id,
+                one.sender or "?",
+                "" if one.new else " (again)",
+            )
         self.inbox_ready.set()
 
     # -- the loops ----------------------------------------------------------------
