@@ -24,7 +24,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any, Protocol, cast
 
-from sqlalchemy import Table, insert, or_, select, update
+from sqlalchemy import Table, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db.models import Game, OutboundMessage, OutboundState
@@ -361,13 +361,19 @@ def _mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> Non
     """Mark messages sent at the given times (in the caller's transaction), with plain SQL
     UPDATEs: this runs for every email sent, and the ORM's bookkeeping would cost more than
     the statements."""
-    connection = session.connection()
-    for message_id, at in entries:
-        connection.execute(
-            update(_OUTBOX)
-            .where(_OUTBOX.c.id == message_id, _OUTBOX.c.state != OutboundState.SENT)
-            .values(state=OutboundState.SENT, sent_at=at, next_attempt_at=None)
-        )
+    if not entries:
+        return
+    session.connection().execute(
+        _MARK_SENT, [{"sent_id": message_id, "when_sent": at} for message_id, at in entries]
+    )
+
+
+#: One statement for any number of messages (run as an executemany).
+_MARK_SENT = (
+    update(_OUTBOX)
+    .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
+    .values(state=OutboundState.SENT, sent_at=bindparam("when_sent"), next_attempt_at=None)
+)
 
 
 def _record_failure(
