@@ -275,6 +275,30 @@ def test_idle_stores_new_mail_within_two_seconds(dovecot: Dovecot, imap_user: st
     assert store.subjects == ["early", "late"]
 
 
+def test_mail_following_the_first_is_gathered_into_one_batch(
+    dovecot: Dovecot, imap_user: str
+) -> None:
+    settings = dovecot.imap_settings(imap_user)
+    batches: list[list[str]] = []
+    stop = threading.Event()
+
+    def store_many(raws: Sequence[bytes]) -> None:
+        batches.append([subject_of(raw) for raw in raws])
+
+    inbox = ImapInbox(settings, Recorder(), store_many=store_many, stop=stop, gather=1.0)
+    with running(inbox, stop):
+        time.sleep(0.3)  # in IDLE by now
+        started = time.monotonic()
+        for subject in ("a", "b", "c", "d"):
+            dovecot.deliver(message(subject), imap_user)
+        assert time.monotonic() - started < 0.8, "delivery too slow for this test"
+        wait_until(lambda: bool(batches), timeout=5.0)
+        elapsed = time.monotonic() - started
+    # One pass, a second after the first message was announced, for all four.
+    assert batches == [["a", "b", "c", "d"]]
+    assert elapsed >= 1.0
+
+
 def test_mail_arriving_during_a_pass_is_not_left_for_later(
     dovecot: Dovecot, imap_user: str
 ) -> None:

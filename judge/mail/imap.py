@@ -61,7 +61,9 @@ class ImapInbox:
     messages were stored (to wake whatever processes them).  ``sleep(seconds)`` waits
     between reconnection attempts; the default returns as soon as ``stop`` is set, and a
     replacement should too.  ``use_idle=False`` polls every ``settings.poll_seconds`` even
-    when the server offers IDLE.  ``timeout`` bounds each network operation.
+    when the server offers IDLE.  ``timeout`` bounds each network operation.  ``gather``:
+    seconds to stay in IDLE after the server announced mail, so that a pass fetches what
+    follows it too.
     """
 
     def __init__(
@@ -77,6 +79,7 @@ class ImapInbox:
         use_idle: bool = True,
         batch_size: int = 20,
         timeout: float = 30.0,
+        gather: float = 0.0,
     ) -> None:
         if settings.security not in ("tls", "starttls", "none"):
             raise ValueError(
@@ -91,6 +94,7 @@ class ImapInbox:
         if batch_size < 1:
             raise ValueError("batch_size must be at least 1")
         self._settings = settings
+        self._gather = gather
         self._store = store
         self._store_many = store_many
         self._stop = stop
@@ -202,6 +206,10 @@ class ImapInbox:
                 break
             # Wake four times a second to notice ``stop``.
             spoke = readable(client.socket(), min(0.25, remaining))
+        if spoke and self._gather > 0:
+            # Let the mail that follows arrive too (the server announces it meanwhile):
+            # one pass for a few messages costs much less than a pass each.
+            self._stop.wait(self._gather)
         # New mail, a keep-alive, a BYE or the connection closing: leave IDLE and let
         # idle_done() (which reads to the end of IDLE) and a pass sort it out.  A pass
         # costs one SEARCH, so an occasional needless one is harmless.

@@ -20,6 +20,7 @@ import multiprocessing
 import os
 import signal
 import threading
+import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -107,7 +108,9 @@ def _worker_main(
             work = functools.partial(_process_pass, app, utcnow, should_stop, notify)
         else:
             work = functools.partial(_send_pass, app, app.transport, utcnow, should_stop, journal)
-        run_loop(role, work, wake, should_stop, settings.tick_seconds)
+        run_loop(
+            role, work, wake, should_stop, settings.tick_seconds, gather=settings.gather_seconds
+        )
     finally:
         close = getattr(app.transport, "close", None)
         if callable(close):
@@ -124,10 +127,12 @@ def run_loop(
     should_stop: Callable[[], bool],
     tick: float,
     on_error: Callable[[], None] | None = None,
+    gather: float = 0.0,
 ) -> None:
     """Run ``work`` until ``should_stop()``, again each time ``wake`` is set or ``tick``
-    seconds pass.  An exception is logged and the loop goes on: the work is in the
-    database and is tried again."""
+    seconds pass; when woken, ``gather`` seconds later, so that what else comes meanwhile
+    is done in the same batch.  An exception is logged and the loop goes on: the work is
+    in the database and is tried again."""
     while not should_stop():
         try:
             work()
@@ -135,7 +140,8 @@ def run_loop(
             if on_error is not None:
                 on_error()
             log.exception("%s failed; retrying", name)
-        wake.wait(tick)
+        if wake.wait(tick) and gather > 0:
+            time.sleep(gather)
         wake.clear()
 
 
@@ -224,8 +230,10 @@ class Server:
 
     # -- the loops ----------------------------------------------------------------
 
-    def _loop(self, name: str, event: Wakeup, work: Callable[[], None]) -> None:
-        run_loop(name, work, event, self.stopping.is_set, self.tick, self._count_error)
+    def _loop(
+        self, name: str, event: Wakeup, work: Callable[[], None], gather: float = 0.0
+    ) -> None:
+        run_loop(name, work, event, self.stopping.is_set, self.tick, self._count_error, gather)
 
     def _count_error(self) -> None:
         self.errors += 1
@@ -278,6 +286,7 @@ class Server:
     def start(self) -> None:
         """Start processing and sending, then receiving (so that "serving" means ready)."""
         settings = self.app.judge.settings
+        gather = settings.gather_seconds
         if self.processes:
             self.workers = [_Worker("inbox"), _Worker("outbox")]
             for worker in self.workers:
@@ -291,10 +300,13 @@ class Server:
                     )
         else:
             self._thread(
-                "inbox", lambda: self._loop("inbox", self.inbox_ready, self._process_inbox)
+                "inbox",
+                lambda: self._loop("inbox", self.inbox_ready, self._process_inbox, gather),
             )
             self._journal = open_journal(settings)
-            self._thread("outbox", lambda: self._loop("outbox", self.outbox_ready, self._send))
+            self._thread(
+                "outbox", lambda: self._loop("outbox", self.outbox_ready, self._send, gather)
+            )
         if settings.imap is not None:
             from judge.mail.imap import ImapInbox
 
@@ -304,6 +316,7 @@ class Server:
                 store_many=self.store_many,
                 stop=self.stopping,
                 on_stored=self.inbox_ready.set,
+                gather=settings.gather_seconds,
             )
             self.inbound = inbox
             self._thread("imap", inbox.run)

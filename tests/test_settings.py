@@ -1,0 +1,42 @@
+"""The judge's settings file (config/judge.toml): defaults and the errors it can give."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from judge.config import ConfigError, load_settings
+
+
+def settings_file(tmp_path: Path, text: str) -> Path:
+    path = tmp_path / "config" / "judge.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(text)
+    return path
+
+
+def test_gather_seconds_defaults_and_bounds(tmp_path: Path) -> None:
+    assert load_settings(settings_file(tmp_path, "[judge]\n")).gather_seconds == 0.05
+    assert (
+        load_settings(settings_file(tmp_path, "[judge]\ngather_seconds = 0\n")).gather_seconds == 0
+    )
+    assert (
+        load_settings(settings_file(tmp_path, "[judge]\ngather_seconds = 2\n")).gather_seconds == 2
+    )
+    for bad in ("9", "-0.1", '"soon"', "true"):
+        path = settings_file(tmp_path, f"[judge]\ngather_seconds = {bad}\n")
+        with pytest.raises(ConfigError) as err:
+            load_settings(path)
+        value = {"9": "9", "-0.1": "-0.1", '"soon"': "'soon'", "true": "True"}[bad]
+        assert str(err.value) == (
+            f"{path}: [judge] gather_seconds: expected a number of seconds from 0 to 5, got {value}"
+        )
+
+
+def test_an_unknown_key_is_named_with_the_known_ones(tmp_path: Path) -> None:
+    path = settings_file(tmp_path, "[judge]\ngather = 1\n")
+    with pytest.raises(ConfigError) as err:
+        load_settings(path)
+    assert str(err.value).startswith(f"{path}: [judge] gather: unknown key; known keys: [")
+    assert "'gather_seconds'" in str(err.value)
