@@ -117,23 +117,26 @@ def queue_mail(
         headers["References"] = " ".join([*references, in_reply_to])
     message_id = new_message_id(judge, now)
     # Written at once, without the ORM: SQLite cannot insert many rows at once and tell
-    # the ORM each one's id, and nobody here needs the id.
-    session.execute(
-        insert(_OUTBOX),
-        {
-            "message_id": message_id,
-            "to_addr": to,
-            "subject": mail.subject,
-            "body": mail.body,
-            "headers": headers,
-            "kind": kind,
-            "game_id": game_id,
-            "inbound_id": inbound_id,
-            "state": "queued",
-            "attempts": 0,
-            "created_at": now,
-        },
-    )
+    # the ORM each one's id, and nobody here needs the id.  Nor does the row need the
+    # session's pending changes flushed first (the ids it refers to exist already): they
+    # wait for the commit, which writes them together.
+    with session.no_autoflush:
+        session.execute(
+            insert(_OUTBOX),
+            {
+                "message_id": message_id,
+                "to_addr": to,
+                "subject": mail.subject,
+                "body": mail.body,
+                "headers": headers,
+                "kind": kind,
+                "game_id": game_id,
+                "inbound_id": inbound_id,
+                "state": "queued",
+                "attempts": 0,
+                "created_at": now,
+            },
+        )
     return message_id
 
 
