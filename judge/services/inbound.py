@@ -124,7 +124,7 @@ def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list
         if new:
             known.add(message_id)  # the same message twice in one fetch
             new_rows.append(row)
-        done.append(Stored(message_id, row["sender"], new))  # type: ignore[arg-type]
+        done.append(Stored(message_id, cast("str | None", row["sender"]), new))
     if new_rows:
         session.execute(insert(_INBOUND), new_rows)
     return done
@@ -225,8 +225,8 @@ def process_batch(
                 )
             }
             cache = _BatchCache()
-            _count_replies(session, judge, {row.sender for row in rows.values() if row.sender},
-                           now, cache)  # fmt: skip
+            senders = {row.sender for row in rows.values() if row.sender}
+            _count_replies(session, judge, senders, now, cache)
             for inbound_id in inbound_ids:
                 states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, cache)
             _write_orders(session, cache)
@@ -289,8 +289,11 @@ class _OrderWrites:
     once and tell the ORM each one's id, so the rows are written without the ORM, and
     retired by what they are for rather than by id."""
 
-    #: The new rows, as column values; an entry's ``active`` may still turn False.
+    #: The new rows, as column values, oldest first; an entry's ``active`` may still
+    #: turn False.
     new: list[dict[str, object]] = field(default_factory=list)
+    #: The same entries by (game, seq, player).
+    new_of: dict[tuple[int, int, int], list[dict[str, object]]] = field(default_factory=dict)
     #: The rows already stored to retire, by (game, seq, player, unit).
     retire: list[tuple[int, int, int, str]] = field(default_factory=list)
     #: The (game, seq, player) whose stored rows all retire (CLEAR).
@@ -753,11 +756,9 @@ class _Conversation:
             return
         rows[:] = [row for row in rows if not (key is None or row.unit == key)]
         owner = (game.id, game.seq, player.id)
-        # This message's own rows are not written yet: they are written retired.
-        for new in self.cache.writes.new:
-            if (new["game_id"], new["seq"], new["player_id"]) == owner and (
-                key is None or new["unit"] == key
-            ):
+        # The rows of this transaction are not written yet: they are written retired.
+        for new in self.cache.writes.new_of.get(owner, ()):
+            if key is None or new["unit"] == key:
                 new["active"] = False
         if key is None:
             self.cache.writes.clear.append(owner)
@@ -773,21 +774,21 @@ class _Conversation:
         canonical: str | None,
         error: OrderError | None,
     ) -> None:
-        self.cache.writes.new.append(
-            {
-                "game_id": game.id,
-                "seq": game.seq,
-                "player_id": player.id,
-                "unit": key,
-                "raw": text,
-                "canonical": canonical,
-                "error_code": error.code if error else None,
-                "error": error.message if error else None,
-                "active": canonical is not None,
-                "inbound_id": self.inbound_id,
-                "created_at": self.now,
-            }
-        )
+        row: dict[str, object] = {
+            "game_id": game.id,
+            "seq": game.seq,
+            "player_id": player.id,
+            "unit": key,
+            "raw": text,
+            "canonical": canonical,
+            "error_code": error.code if error else None,
+            "error": error.message if error else None,
+            "active": canonical is not None,
+            "inbound_id": self.inbound_id,
+            "created_at": self.now,
+        }
+        self.cache.writes.new.append(row)
+        self.cache.writes.new_of.setdefault((game.id, game.seq, player.id), []).append(row)
         if canonical is not None:
             self._active(game, player).append(_ActiveOrder(key, canonical))
 
