@@ -40,3 +40,23 @@ def test_an_unknown_key_is_named_with_the_known_ones(tmp_path: Path) -> None:
         load_settings(path)
     assert str(err.value).startswith(f"{path}: [judge] gather: unknown key; known keys: [")
     assert "'gather_seconds'" in str(err.value)
+
+
+def test_the_compose_settings_point_at_the_compose_services() -> None:
+    """docker-compose.yml cannot run here (no Docker engine): check at least that the
+    judge's settings for it load and name the services the file defines."""
+    root = Path(__file__).resolve().parent.parent
+    compose = (root / "docker-compose.yml").read_text()
+    settings = load_settings(root / "config" / "compose" / "judge.toml")
+    for service in ("db", "mail", "judge"):
+        assert f"\n  {service}:\n" in compose
+    assert "judge --config config/compose/judge.toml serve" in compose
+    assert settings.url == "postgresql+psycopg://judge:judge@db:5432/judge"
+    assert "POSTGRES_USER: judge" in compose and "POSTGRES_PASSWORD: judge" in compose
+    assert settings.imap is not None and settings.smtp is not None
+    assert (settings.imap.host, settings.imap.port) == ("mail", 3143)
+    assert (settings.smtp.host, settings.smtp.port) == ("mail", 3025)
+    assert '"3143:3143"' in compose and '"3025:3025"' in compose
+    users = f"-Dgreenmail.users={settings.imap.username}:{settings.imap.password}@judge.local"
+    assert users in compose
+    assert settings.address == "judge@judge.local"
