@@ -183,3 +183,35 @@ def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
     finally:
         if process.poll() is None:
             process.kill()
+
+
+def test_judge_serve_that_cannot_listen_says_so_and_exits(tmp_path: Path) -> None:
+    """The worker processes started before the SMTP port was found taken stop too:
+    without that the process would wait for them forever on its way out."""
+    import socket
+
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    port = taken.getsockname()[1]
+    config = tmp_path / "config" / "judge.toml"
+    config.parent.mkdir()
+    config.write_text(
+        f'[judge]\naddress = "judge@example.org"\nvar_dir = "{tmp_path / "var"}"\n'
+        f"[inbound]\nport = {port}\n"
+    )
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "judge.cli", "--config", str(config), "serve"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    finally:
+        taken.close()
+    assert done.returncode == 2
+    last = done.stderr.strip().splitlines()[-1]
+    assert last.startswith("judge serve: cannot start: [Errno 98] error while attempting to bind")
+    assert f"('127.0.0.1', {port}): address already in use" in last
+    assert "inbox worker stopped" in done.stderr and "outbox worker stopped" in done.stderr

@@ -284,7 +284,19 @@ class Server:
     # -- start and stop -----------------------------------------------------------
 
     def start(self) -> None:
-        """Start processing and sending, then receiving (so that "serving" means ready)."""
+        """Start processing and sending, then receiving (so that "serving" means ready).
+
+        If a part cannot start (the SMTP port is taken, say), what had started is stopped
+        again before the error is raised: a worker process left running would keep this
+        process from exiting.
+        """
+        try:
+            self._start()
+        except BaseException:
+            self.stop()
+            raise
+
+    def _start(self) -> None:
         settings = self.app.judge.settings
         gather = settings.gather_seconds
         if self.processes:
