@@ -104,10 +104,24 @@ def _now(args: argparse.Namespace) -> datetime:
 
 
 def _app(args: argparse.Namespace) -> App:
+    """The judge as the settings file configures it; a :class:`ConfigError` when the
+    file is wrong or the database it names cannot be opened."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import DBAPIError
+
+    from judge.config import ConfigError, load_settings
     from judge.services.app import open_app
 
     config = Path(args.config) if args.config else Path("config/judge.toml")
-    return open_app(config=config)
+    settings = load_settings(config)
+    try:
+        return open_app(settings)
+    except DBAPIError as err:
+        url = make_url(settings.url).render_as_string(hide_password=True)
+        reason = str(err.orig).strip().splitlines()[0] if err.orig else str(err)
+        raise ConfigError(
+            f"cannot open the database {url} ({config}: [judge] database_url): {reason}"
+        ) from None
 
 
 def cmd_game_load(args: argparse.Namespace) -> int:
@@ -331,8 +345,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``judge`` command."""
+    from judge.config import ConfigError
+
     args = build_parser().parse_args(argv)
-    result: int = args.func(args)
+    try:
+        result: int = args.func(args)
+    except ConfigError as err:
+        # A wrong settings file, or a database it names that cannot be opened.
+        print(f"judge {args.command}: {err}", file=sys.stderr)
+        return 2
     return result
 
 

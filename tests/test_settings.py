@@ -60,3 +60,35 @@ def test_the_compose_settings_point_at_the_compose_services() -> None:
     users = f"-Dgreenmail.users={settings.imap.username}:{settings.imap.password}@judge.local"
     assert users in compose
     assert settings.address == "judge@judge.local"
+
+
+def test_a_wrong_settings_file_is_an_error_message_not_a_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.cli import main
+
+    path = settings_file(tmp_path, "[judge]\nbogus = 1\n")
+    assert main(["--config", str(path), "outbox"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith(f"judge outbox: {path}: [judge] bogus: unknown key; known keys: [")
+
+
+def test_a_database_that_cannot_be_opened_is_named_without_its_password(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from judge.cli import main
+
+    path = settings_file(
+        tmp_path,
+        '[judge]\ndatabase_url = "postgresql+psycopg://judge:sekrit@127.0.0.1:1/judge"\n'
+        f'var_dir = "{tmp_path / "var"}"\n',
+    )
+    for command in (["serve"], ["outbox"]):
+        assert main(["--config", str(path), *command]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(
+            f"judge {command[0]}: cannot open the database "
+            f"postgresql+psycopg://judge:***@127.0.0.1:1/judge ({path}: [judge] database_url): "
+            'connection failed: connection to server at "127.0.0.1", port 1 failed'
+        ), err
+        assert "sekrit" not in err
