@@ -93,6 +93,18 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
+def _iso_time(text: str) -> str:
+    """``--now``'s value, checked when the command line is read."""
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"cannot read {text!r} as a time: write it as ISO 8601, e.g. 2026-11-23T18:00 "
+            "(UTC) or 2026-11-23T18:00+01:00"
+        ) from None
+    return text
+
+
 def _now(args: argparse.Namespace) -> datetime:
     """The time to act at: ``--now`` (for replays and tests) or the clock."""
     if args.now:
@@ -310,7 +322,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     for sp in (parser,):
         sp.add_argument("--config", help="the judge's settings file (default config/judge.toml)")
-        sp.add_argument("--now", help="act as if it were this ISO time (replays, tests)")
+        sp.add_argument(
+            "--now", type=_iso_time, help="act as if it were this ISO time (replays, tests)"
+        )
 
     game = sub.add_parser("game", help="set up games from game master config files")
     game_sub = game.add_subparsers(dest="game_command", required=True)

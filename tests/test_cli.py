@@ -122,3 +122,12 @@ def test_adjudicate_bad_document_names_the_key() -> None:
     result = judge("adjudicate", stdin=json.dumps({"phase": "S1901M", "units": {"Narnia": []}}))
     assert result.returncode == 2
     assert "units.Narnia" in result.stderr and "not a power" in result.stderr
+
+
+def test_a_time_that_is_not_iso_is_refused_by_name(tmp_path: Path) -> None:
+    done = judge("--config", str(tmp_path / "none.toml"), "--now", "tuesday", "outbox")
+    assert done.returncode == 2
+    assert done.stderr.splitlines()[-1] == (
+        "judge: error: argument --now: cannot read 'tuesday' as a time: write it as ISO 8601, "
+        "e.g. 2026-11-23T18:00 (UTC) or 2026-11-23T18:00+01:00"
+    )
