@@ -77,6 +77,7 @@ for _path in (str(ROOT / "tests"), str(ROOT)):
         sys.path.insert(0, _path)
 
 from dovecot import Dovecot  # noqa: E402
+from pgserver import PostgresError, PostgresServer  # noqa: E402
 from servicekit import GAME_FILE  # noqa: E402
 from smtpsink import Received, SmtpSink, header  # noqa: E402
 
@@ -200,7 +201,7 @@ def free_port() -> int:
 
 
 def write_settings(
-    directory: Path, sink: SmtpSink, dovecot: Dovecot | None, inbound_port: int
+    directory: Path, sink: SmtpSink, dovecot: Dovecot | None, inbound_port: int, database_url: str
 ) -> Path:
     """The judge's settings file; the config file sits in ``directory/config``."""
     config = directory / "config" / "judge.toml"
@@ -210,6 +211,7 @@ def write_settings(
         'name = "BENCHJUDGE"\n'
         f'address = "{JUDGE_ADDRESS}"\n'
         f'var_dir = "{directory / "var"}"\n'
+        f'database_url = "{database_url}"\n'
         # The default (30 replies per sender an hour) is a loop guard that would hold back
         # all but the first 30 confirmations to each power.
         "replies_per_hour = 1000000\n"
@@ -579,10 +581,12 @@ def wait_for_replies(sink: TimedSink, wanted: set[str], stall: float) -> None:
 # -- the database's view ---------------------------------------------------------------
 
 
-def _epoch(text: str | None) -> float | None:
-    if text is None:
+def _epoch(value: str | datetime | None) -> float | None:
+    """A stored time (UTC: text on SQLite, a timestamp on PostgreSQL) in epoch seconds."""
+    if value is None:
         return None
-    return datetime.fromisoformat(text).replace(tzinfo=UTC).timestamp()
+    when = datetime.fromisoformat(value) if isinstance(value, str) else value
+    return (when if when.tzinfo is not None else when.replace(tzinfo=UTC)).timestamp()
 
 
 @dataclass
@@ -593,27 +597,35 @@ class DbRow:
     sent: float | None
 
 
-def read_database(path: Path, wanted: set[str]) -> tuple[dict[str, DbRow], int, str]:
+def read_database(url: str, wanted: set[str]) -> tuple[dict[str, DbRow], int, str]:
     """Per benchmark message: stored, processed, confirmation sent (epoch seconds); the
     number of refused orders; and the game's phase."""
-    connection = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    from sqlalchemy import create_engine, text
+
+    engine = create_engine(url)
     try:
-        rows: dict[str, DbRow] = {}
-        query = (
-            "SELECT i.message_id, i.received_at, i.processed_at, i.state, MIN(o.sent_at) "
-            "FROM inbound i LEFT JOIN outbox o ON o.inbound_id = i.id AND o.kind = 'confirm' "
-            "GROUP BY i.id"
-        )
-        for message_id, received, processed, state, sent in connection.execute(query):
-            if message_id in wanted:
-                rows[message_id] = DbRow(
-                    _epoch(received) or 0.0, _epoch(processed), state, _epoch(sent)
-                )
-        refused = connection.execute("SELECT COUNT(*) FROM orders WHERE error IS NOT NULL")
-        phase = connection.execute("SELECT phase FROM games WHERE name = ?", (GAME,))
-        return rows, int(refused.fetchone()[0]), str(phase.fetchone()[0])
+        with engine.connect() as connection:
+            rows: dict[str, DbRow] = {}
+            query = text(
+                "SELECT i.message_id, i.received_at, i.processed_at, i.state, MIN(o.sent_at) "
+                "FROM inbound i LEFT JOIN outbox o ON o.inbound_id = i.id "
+                "AND o.kind = 'confirm' GROUP BY i.id, i.message_id, i.received_at, "
+                "i.processed_at, i.state"
+            )
+            for message_id, received, processed, state, sent in connection.execute(query):
+                if message_id in wanted:
+                    rows[message_id] = DbRow(
+                        _epoch(received) or 0.0, _epoch(processed), state, _epoch(sent)
+                    )
+            refused = connection.execute(
+                text("SELECT COUNT(*) FROM orders WHERE error IS NOT NULL")
+            ).scalar_one()
+            phase = connection.execute(
+                text("SELECT phase FROM games WHERE name = :name"), {"name": GAME}
+            ).scalar_one()
+        return rows, int(refused), str(phase)
     finally:
-        connection.close()
+        engine.dispose()
 
 
 # -- figures -----------------------------------------------------------------------------
@@ -651,14 +663,14 @@ def report(
     messages: list[Outgoing],
     delivery: Delivery,
     sink: TimedSink,
-    database: Path,
+    database_url: str,
 ) -> Outcome:
     wanted = {m.message_id for m in messages}
     count = len(messages)
     with sink.changed:
         arrived = {k: v for k, v in sink.arrived.items() if k in wanted}
     latencies = [arrived[k][0] - delivery.at[k][0] for k in arrived]
-    rows, refused, phase = read_database(database, wanted)
+    rows, refused, phase = read_database(database_url, wanted)
     print(f"\n  results ({mode}):")
     print(f"    replies received by the sink: {len(arrived)} of {count}")
     print(f"    delivery ({'LMTP' if mode == 'imap' else 'SMTP'}, one connection): "
@@ -775,7 +787,27 @@ def profile_report(judge: InProcess, directory: Path, keep_dir: Path | None) -> 
 # -- one configuration -------------------------------------------------------------------
 
 
-def run_configuration(args: argparse.Namespace, mode: str, stack: contextlib.ExitStack) -> Outcome:
+def new_postgres_database(server_url: str, name: str) -> str:
+    """Create database ``name`` on the server; return its URL."""
+    from sqlalchemy import create_engine, make_url
+
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+    finally:
+        admin.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+def run_configuration(
+    args: argparse.Namespace,
+    mode: str,
+    stack: contextlib.ExitStack,
+    postgres: PostgresServer | None,
+) -> Outcome:
+    """One configuration; ``postgres``: a running PostgreSQL server (the configuration
+    gets a database of its own there), or None for SQLite."""
     what = "IMAP IDLE from Dovecot" if mode == "imap" else "embedded SMTP server"
     print(f"\n== configuration: {mode} ({what})")
     directory = Path(tempfile.mkdtemp(prefix=f"bench-mail-{mode}-"))
@@ -792,7 +824,12 @@ def run_configuration(args: argparse.Namespace, mode: str, stack: contextlib.Exi
         stack.callback(dovecot.cleanup)
         dovecot.start()
     inbound_port = free_port()
-    config = write_settings(directory, sink, dovecot, inbound_port)
+    if postgres is not None:
+        name = f"bench_{mode}_{uuid.uuid4().hex[:8]}"
+        database_url = new_postgres_database(postgres.url, name)
+    else:
+        database_url = f"sqlite:///{directory / 'var' / 'judge.db'}"
+    config = write_settings(directory, sink, dovecot, inbound_port, database_url)
     passwords = set_up_game(directory, config, sink)
     messages = build_messages(args.messages, passwords, uuid.uuid4().hex[:8])
     if args.sqlite != "default":
@@ -818,6 +855,8 @@ def run_configuration(args: argparse.Namespace, mode: str, stack: contextlib.Exi
     cpu_before = judge.cpu_seconds()
     dovecot_pid = dovecot.pid if dovecot is not None else None
     dovecot_before = tree_cpu_seconds(dovecot_pid) if dovecot_pid is not None else 0.0
+    postgres_pid = postgres.process.pid if postgres is not None and postgres.process else None
+    postgres_before = tree_cpu_seconds(postgres_pid) if postgres_pid is not None else 0.0
     own_before = time.process_time()
     if args.in_process:
         delivery = deliver(messages, mode, port, args.rate)
@@ -830,16 +869,20 @@ def run_configuration(args: argparse.Namespace, mode: str, stack: contextlib.Exi
         tree_cpu_seconds(dovecot_pid) if dovecot_pid is not None else 0.0
     ) - dovecot_before
     own = time.process_time() - own_before
+    postgres_cpu = (
+        tree_cpu_seconds(postgres_pid) - postgres_before if postgres_pid is not None else 0.0
+    )
     judge.stop()
     log_text = judge.log.read_text("utf-8", "replace") if judge.log.exists() else ""
     if re.search(r" (ERROR|CRITICAL) ", log_text):
         print(f"  the judge logged errors; see {judge.log}")
-    outcome = report(mode, messages, delivery, sink, directory / "var" / "judge.db")
+    outcome = report(mode, messages, delivery, sink, database_url)
     if isinstance(judge, Subprocess):
         print(f"    CPU from first delivery to last reply ({busy:.3f} s): judge serve and "
               f"its workers {cpu:.3f} s ({cpu / busy:.0%} of one CPU, "
               f"{cpu / len(messages) * 1000:.2f} ms a message); Dovecot {dovecot_cpu:.3f} s; "
-              f"this process (sink) {own:.3f} s")  # fmt: skip
+              + (f"PostgreSQL {postgres_cpu:.3f} s; " if postgres_pid is not None else "")
+              + f"this process (sink) {own:.3f} s")  # fmt: skip
     else:
         print(f"    CPU from first delivery to last reply ({busy:.3f} s): this process (judge, "
               f"sink, delivery) {own:.3f} s ({own / busy:.0%} of one CPU)")  # fmt: skip
@@ -887,6 +930,13 @@ def main(argv: list[str] | None = None) -> int:
         help="experiment (needs --in-process): the judge's threads share one database "
         "connection, queueing in Python instead of in SQLite's busy handler",
     )
+    parser.add_argument(
+        "--database",
+        choices=["sqlite", "postgresql"],
+        default="sqlite",
+        help="the judge's database: a SQLite file (default), or a private PostgreSQL server "
+        "started for the run (tests/pgserver.py, fsync on)",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
     args = parser.parse_args(argv)
     if args.messages < 1:
@@ -895,6 +945,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error("--sqlite wal-normal needs --in-process")
     if args.one_connection and not args.in_process:
         parser.error("--one-connection needs --in-process")
+    if args.database == "postgresql" and (args.sqlite != "default" or args.one_connection):
+        parser.error("--sqlite and --one-connection are SQLite experiments")
 
     print(f"command: {shlex.join([sys.executable, *sys.argv])}")
     print(f"machine: {os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), "
@@ -906,9 +958,19 @@ def main(argv: list[str] | None = None) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     outcomes = []
     try:
-        for mode in modes:
-            with contextlib.ExitStack() as stack:
-                outcomes.append(run_configuration(args, mode, stack))
+        with contextlib.ExitStack() as server_stack:
+            postgres: PostgresServer | None = None
+            if args.database == "postgresql":
+                postgres = PostgresServer(fsync=True)
+                server_stack.callback(postgres.stop)
+                try:
+                    postgres.start()
+                except PostgresError as err:
+                    raise BenchError(str(err)) from None
+                print(f"database: a private PostgreSQL server at {postgres.url}")
+            for mode in modes:
+                with contextlib.ExitStack() as stack:
+                    outcomes.append(run_configuration(args, mode, stack, postgres))
     except KeyboardInterrupt:
         print("\ninterrupted; everything started here has been stopped", file=sys.stderr)
         return 130

@@ -3,160 +3,34 @@ and a private Dovecot IMAP server."""
 
 from __future__ import annotations
 
-import os
-import shutil
-import signal
-import socket
-import subprocess
-import tempfile
-import time
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from dovecot import Dovecot, DovecotError
+from pgserver import PostgresError, PostgresServer
 from smtpsink import SmtpSink
 from sqlalchemy import Engine, create_engine, make_url
-
-_POSTGRES_PROGRAMS = ("initdb", "postgres", "pg_isready")
-_POSTGRES_USER = "postgres"
-
-
-def _version_key(bin_dir: Path) -> tuple[int, ...]:
-    """Sort key for /usr/lib/postgresql/<version>/bin: the newest version first."""
-    try:
-        return tuple(int(part) for part in bin_dir.parent.name.split("."))
-    except ValueError:
-        return (0,)
-
-
-def find_postgres_programs() -> dict[str, Path] | None:
-    """initdb, postgres and pg_isready from one installation, or None when there is none.
-
-    Looked for on PATH (following symlinks, so that /usr/local/bin/initdb finds its own
-    postgres), then in Debian's /usr/lib/postgresql/*/bin, newest first.
-    """
-    directories: list[Path] = []
-    if (initdb := shutil.which("initdb")) is not None:
-        directories.append(Path(initdb).resolve().parent)
-    directories += sorted(Path("/usr/lib/postgresql").glob("*/bin"), key=_version_key, reverse=True)
-    for directory in directories:
-        programs = {name: directory / name for name in _POSTGRES_PROGRAMS}
-        if all(path.is_file() and os.access(path, os.X_OK) for path in programs.values()):
-            return programs
-    found = {name: shutil.which(name) for name in _POSTGRES_PROGRAMS}
-    if all(found.values()):
-        return {name: Path(str(path)) for name, path in found.items()}
-    return None
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
-
-
-def _log_tail(log: Path, lines: int = 30) -> str:
-    try:
-        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
 
 
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
-    """A private PostgreSQL server for this test session; yields the URL of its ``postgres``
-    database (superuser ``postgres``, no password).
+    """A private PostgreSQL server for this test session (tests/pgserver.py); yields the
+    URL of its ``postgres`` database (superuser ``postgres``, no password).
 
     Fails, never skips, when PostgreSQL is not installed: the database tests are part of the
     suite, and .ci/run installs the server.
     """
-    programs = find_postgres_programs()
-    if programs is None:
-        pytest.fail(
-            "PostgreSQL server programs (initdb, postgres, pg_isready) not found on PATH or in "
-            "/usr/lib/postgresql/*/bin; install them, e.g. `apt-get install postgresql` on "
-            "Debian (.ci/run does this)",
-            pytrace=False,
-        )
-    # initdb and postgres refuse to run as root: as root, run them as the postgres user in
-    # a directory it owns (pytest's tmp_path is 0700 root, so make our own).
-    as_root = os.geteuid() == 0
-    run_as: dict[str, Any] = (
-        {"user": _POSTGRES_USER, "group": _POSTGRES_USER, "extra_groups": []} if as_root else {}
-    )
-    base = Path(tempfile.mkdtemp(prefix="judge-pg-"))
-    base.chmod(0o755)
-    if as_root:
-        shutil.chown(base, _POSTGRES_USER, _POSTGRES_USER)
-    data = base / "data"
-    log = base / "postgres.log"
-    process: subprocess.Popen[bytes] | None = None
+    server = PostgresServer(fsync=False)
     try:
-        init = subprocess.run(
-            [
-                str(programs["initdb"]),
-                "--no-sync",
-                "-U",
-                "postgres",
-                "--auth=trust",
-                "--encoding=UTF8",
-                "--locale=C",
-                "-D",
-                str(data),
-            ],
-            cwd=base,
-            capture_output=True,
-            text=True,
-            check=False,
-            **run_as,
-        )
-        if init.returncode != 0:
-            pytest.fail(f"initdb failed ({init.returncode}):\n{init.stderr}", pytrace=False)
-        port = _free_port()
-        with log.open("wb") as log_file:
-            process = subprocess.Popen(
-                [
-                    str(programs["postgres"]),
-                    "-D",
-                    str(data),
-                    "-h",
-                    "127.0.0.1",
-                    "-p",
-                    str(port),
-                    "-k",
-                    str(base),
-                    "-c",
-                    "fsync=off",
-                ],
-                cwd=base,
-                stdout=log_file,
-                stderr=subprocess.STDOUT,
-                **run_as,
-            )
-        ready = [str(programs["pg_isready"]), "-q", "-h", "127.0.0.1", "-p", str(port)]
-        deadline = time.monotonic() + 30
-        while subprocess.run(ready, check=False).returncode != 0:
-            if process.poll() is not None:
-                pytest.fail(f"postgres exited at start:\n{_log_tail(log)}", pytrace=False)
-            if time.monotonic() > deadline:
-                pytest.fail(f"postgres not ready after 30 s:\n{_log_tail(log)}", pytrace=False)
-            time.sleep(0.05)
-        yield f"postgresql+psycopg://postgres@127.0.0.1:{port}/postgres"
+        try:
+            server.start()
+        except PostgresError as err:
+            pytest.fail(str(err), pytrace=False)
+        yield server.url
     finally:
-        if process is not None and process.poll() is None:
-            # SIGINT is PostgreSQL's "fast" shutdown: it disconnects clients instead of
-            # waiting for them, as SIGTERM's "smart" shutdown would.
-            process.send_signal(signal.SIGINT)
-            try:
-                process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                process.kill()
-                process.wait()
-        shutil.rmtree(base, ignore_errors=True)
+        server.stop()
 
 
 @pytest.fixture(scope="session")
