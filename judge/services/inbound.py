@@ -64,7 +64,7 @@ from judge.services.games import (
     process_game,
     respect_absences,
 )
-from judge.services.outbox import queue_mail
+from judge.services.outbox import insert_outbox, queue_mail
 from judge.services.passwords import hash_password, verify_password
 
 log = logging.getLogger(__name__)
@@ -298,6 +298,9 @@ class _OrderWrites:
     retire: list[tuple[int, int, int, str]] = field(default_factory=list)
     #: The (game, seq, player) whose stored rows all retire (CLEAR).
     clear: list[tuple[int, int, int]] = field(default_factory=list)
+    #: Replies queued (outbox rows, see ``queue_mail``'s ``into``), written with the
+    #: order rows: one statement for a batch's replies too.
+    outbox: list[dict[str, object]] = field(default_factory=list)
 
 
 @dataclass
@@ -326,8 +329,8 @@ class _BatchCache:
 
 
 def _write_orders(session: Session, cache: _BatchCache) -> None:
-    """Write the order rows the transaction changed so far: the retirements first, so
-    that they cannot touch the rows written after them."""
+    """Write the order rows the transaction changed so far (the retirements first, so
+    that they cannot touch the rows written after them), and the replies it queued."""
     writes, cache.writes = cache.writes, _OrderWrites()
     table = _ORDERS
     if writes.clear:
@@ -357,6 +360,7 @@ def _write_orders(session: Session, cache: _BatchCache) -> None:
         )
     if writes.new:
         session.execute(insert(table), writes.new)
+    insert_outbox(session, writes.outbox)
 
 
 # -- handling one message -------------------------------------------------------------
@@ -448,7 +452,7 @@ def handle(
                 f"Your message of {len(row.raw):,} bytes is larger than this judge reads "
                 f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
                 "as plain text, without attachments."
-            ]))  # fmt: skip
+            ]), cache)  # fmt: skip
         return
     if not mail.sender:
         row.state = "ignored"
@@ -476,6 +480,9 @@ def _rate_limited(
 ) -> bool:
     """Whether ``address`` already had its ration of replies in the last hour."""
     if address not in cache.replies:
+        # The count must see the replies this transaction queued to it already (a copy
+        # to a player's own address, then a message from that address).
+        _write_orders(session, cache)
         _count_replies(session, judge, {address}, now, cache)
     return cache.replies[address] >= judge.settings.replies_per_hour
 
@@ -1010,13 +1017,14 @@ class _Conversation:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
             elif signed is not None:
                 self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
-            _reply(self.session, self.judge, row, self.mail, self.now, self.reply)
+            _reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.cache)
             return
         mail = self._confirmation(signed.game, signed.player, copy_note=None)
         queue_mail(
             self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
             now=self.now, game_id=signed.game.id, inbound_id=row.id,
             in_reply_to=self.mail.message_id, references=self.mail.references,
+            into=self.cache.writes.outbox,
         )  # fmt: skip
         if signed.copy_to:
             note = (
@@ -1033,6 +1041,7 @@ class _Conversation:
                 now=self.now,
                 game_id=signed.game.id,
                 inbound_id=row.id,
+                into=self.cache.writes.outbox,
             )
 
     def _confirmation(self, game: Game, player: Player, copy_note: str | None) -> RenderedMail:
@@ -1090,7 +1099,7 @@ class _Conversation:
 
 def _reply(
     session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
-    reply: _Reply,
+    reply: _Reply, cache: _BatchCache,
 ) -> None:  # fmt: skip
     paragraphs = list(reply.paragraphs)
     for item in reply.rejected:
@@ -1119,4 +1128,5 @@ def _reply(
         inbound_id=row.id,
         in_reply_to=mail.message_id,
         references=mail.references,
+        into=cache.writes.outbox,
     )

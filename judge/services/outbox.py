@@ -103,9 +103,14 @@ def queue_mail(
     inbound_id: int | None = None,
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
+    into: list[dict[str, object]] | None = None,
 ) -> str:
     """Add one email to the outbox (the caller's transaction commits it); return its
-    Message-ID."""
+    Message-ID.
+
+    With ``into``, the row is added to that list instead, for the caller to write with
+    :func:`insert_outbox` (one statement for many) before anything reads the outbox.
+    """
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
         "X-Auto-Response-Suppress": "All",
@@ -116,28 +121,36 @@ def queue_mail(
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = " ".join([*references, in_reply_to])
     message_id = new_message_id(judge, now)
-    # Written at once, without the ORM: SQLite cannot insert many rows at once and tell
-    # the ORM each one's id, and nobody here needs the id.  Nor does the row need the
-    # session's pending changes flushed first (the ids it refers to exist already): they
-    # wait for the commit, which writes them together.
-    with session.no_autoflush:
-        session.execute(
-            insert(_OUTBOX),
-            {
-                "message_id": message_id,
-                "to_addr": to,
-                "subject": mail.subject,
-                "body": mail.body,
-                "headers": headers,
-                "kind": kind,
-                "game_id": game_id,
-                "inbound_id": inbound_id,
-                "state": "queued",
-                "attempts": 0,
-                "created_at": now,
-            },
-        )
+    row: dict[str, object] = {
+        "message_id": message_id,
+        "to_addr": to,
+        "subject": mail.subject,
+        "body": mail.body,
+        "headers": headers,
+        "kind": kind,
+        "game_id": game_id,
+        "inbound_id": inbound_id,
+        "state": "queued",
+        "attempts": 0,
+        "created_at": now,
+    }
+    if into is not None:
+        into.append(row)
+    else:
+        insert_outbox(session, [row])
     return message_id
+
+
+def insert_outbox(session: Session, rows: Sequence[dict[str, object]]) -> None:
+    """Write outbox rows made by :func:`queue_mail` (``into``) in one statement."""
+    if not rows:
+        return
+    # Without the ORM: SQLite cannot insert many rows at once and tell the ORM each one's
+    # id, and nobody here needs the id.  Nor do the rows need the session's pending
+    # changes flushed first (the ids they refer to exist already): those wait for the
+    # commit, which writes them together.
+    with session.no_autoflush:
+        session.execute(insert(_OUTBOX), list(rows))
 
 
 class Transport(Protocol):
