@@ -463,6 +463,7 @@ def test_a_bad_password_is_retried_and_never_logged(
     ImapInbox(settings, Recorder(), stop=stop, sleep=sleep).run()
     assert slept == [1, 2]
     assert "LoginError" in caplog.text
+    assert "(check [imap] username and password); reconnecting in 1 s" in caplog.text
     assert "not-the-Secret-42" not in caplog.text
 
 
@@ -491,4 +492,36 @@ def test_tls_refuses_an_untrusted_certificate(
     store = Recorder()
     ImapInbox(settings, store, stop=stop, sleep=lambda _seconds: stop.set()).run()
     assert "CERTIFICATE_VERIFY_FAILED" in caplog.text
+    assert "set [imap] ca_file to the CA that signed it" in caplog.text
     assert store.raw == []
+
+
+def test_tls_on_a_plain_port_names_the_fix(
+    dovecot: Dovecot, imap_user: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    plain = dovecot.imap_settings(imap_user)
+    settings = dovecot.imap_settings(imap_user, security="tls", port=plain.port)
+    stop = threading.Event()
+    ImapInbox(settings, Recorder(), stop=stop, sleep=lambda _seconds: stop.set()).run()
+    assert "WRONG_VERSION_NUMBER" in caplog.text
+    assert (
+        "(the server does not speak TLS on this port: use its IMAPS port, usually 993, or "
+        'security = "starttls" on this one); reconnecting in 1 s'
+    ) in caplog.text
+
+
+def test_nothing_listening_names_the_settings_to_check(caplog: pytest.LogCaptureFixture) -> None:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]  # closed again: nothing listens there
+    settings = ImapSettings(
+        host="127.0.0.1", port=port, security="none", username="u", password="p"
+    )
+    stop = threading.Event()
+    ImapInbox(settings, Recorder(), stop=stop, sleep=lambda _seconds: stop.set()).run()
+    assert (
+        f"IMAP 127.0.0.1:{port}: ConnectionRefusedError: [Errno 111] Connection refused "
+        "(nothing listens there: check [imap] host and port); reconnecting in 1 s"
+    ) in caplog.text

@@ -25,6 +25,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from imapclient import DELETED, SEEN, IMAPClient  # type: ignore[import-untyped]
+from imapclient.exceptions import LoginError  # type: ignore[import-untyped]
 
 from judge.config import ImapSettings
 from judge.mail.net import readable
@@ -140,11 +141,12 @@ class ImapInbox:
                     if self._stop.is_set():
                         break
                     self._log.warning(
-                        "IMAP %s:%s: %s: %s; reconnecting in %.0f s",
+                        "IMAP %s:%s: %s: %s%s; reconnecting in %.0f s",
                         self._settings.host,
                         self._settings.port,
                         type(err).__name__,
                         err,
+                        _hint(err, self._settings),
                         backoff,
                         exc_info=self._log.isEnabledFor(logging.DEBUG),
                     )
@@ -440,3 +442,28 @@ def _keep_alive(sock: socket.socket) -> None:
     for option, value in (("TCP_KEEPIDLE", 60), ("TCP_KEEPINTVL", 15), ("TCP_KEEPCNT", 4)):
         if hasattr(socket, option):  # Linux names; other systems keep their defaults
             sock.setsockopt(socket.IPPROTO_TCP, getattr(socket, option), value)
+
+
+def _hint(err: Exception, settings: ImapSettings) -> str:
+    """What to check in the settings for a connection error that comes from them, as a
+    suffix for the log line (empty for the others, which are the network's or the
+    server's)."""
+    if isinstance(err, LoginError):
+        return " (check [imap] username and password)"
+    if isinstance(err, ssl.SSLCertVerificationError):
+        return (
+            " (the server's certificate is not trusted here: set [imap] ca_file to the CA "
+            "that signed it)"
+        )
+    if isinstance(err, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(err):
+        if settings.security == "tls":
+            return (
+                " (the server does not speak TLS on this port: use its IMAPS port, usually "
+                '993, or security = "starttls" on this one)'
+            )
+        return " (the server's TLS handshake failed: check [imap] security and port)"
+    if isinstance(err, ConnectionRefusedError):
+        return " (nothing listens there: check [imap] host and port)"
+    if isinstance(err, socket.gaierror):
+        return " (the host name does not resolve: check [imap] host)"
+    return ""
