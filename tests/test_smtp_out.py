@@ -384,7 +384,9 @@ def test_a_stopped_server_is_a_transient_failure_that_ends_the_run(
     )
     assert row.last_error is not None
     assert row.last_error.startswith("ServerUnavailable: cannot reach 127.0.0.1:")
-    assert "Connection refused" in row.last_error
+    assert row.last_error.endswith(
+        "Connection refused (nothing listens there: check [smtp] host and port)"
+    )
     # The second was not tried: it would only have failed the same way.
     assert by_id(sessions, second).attempts == 0
 
@@ -638,3 +640,20 @@ def test_a_missing_ca_file_fails_at_start(smtp_sink: SmtpSink) -> None:
     settings = SmtpSettings(host="127.0.0.1", port=smtp_sink.port, ca_file="/nonexistent.pem")
     with pytest.raises(FileNotFoundError):
         SmtpTransport(settings)
+
+
+def test_implicit_tls_on_a_plain_port_names_the_fix(
+    sessions: sessionmaker[Session], smtp_sink: SmtpSink, clock: Clock
+) -> None:
+    judge = make_judge(smtp_sink, security="tls")
+    first = queue(sessions, judge, "alice@example.org")
+    assert deliver(sessions, judge, clock) == 0
+    row = by_id(sessions, first)
+    assert row.last_error is not None
+    assert row.last_error.startswith(
+        f"ServerUnavailable: cannot reach {smtp_sink.host}:{smtp_sink.port}: [SSL: "
+    )
+    assert row.last_error.endswith(
+        "(the server does not speak TLS on this port: use its submissions port, usually 465, "
+        'or security = "starttls" on this one)'
+    )

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import logging
 import smtplib
+import socket
 import ssl
 import time
 from datetime import datetime
@@ -56,15 +57,17 @@ def _by_code(code: int, text: str) -> TransientError | PermanentError:
 
 
 def classify_error(
-    err: Exception, server: str, recipient: str, username: str = ""
+    err: Exception, server: str, recipient: str, username: str = "", implicit_tls: bool = False
 ) -> TransientError | PermanentError | None:
     """The outbox error for an exception raised while talking to ``server`` (``host:port``)
     about mail to ``recipient``, or None when it is no SMTP or network failure.
+    ``implicit_tls``: the connection began with TLS (``security = "tls"``).
 
     >>> classify_error(smtplib.SMTPDataError(451, b"4.3.0 Try later"), "mx:25", "a@b.c")
     TransientError('mx:25 refused the message: 451 4.3.0 Try later')
-    >>> classify_error(ConnectionRefusedError(111, "Connection refused"), "mx:25", "a@b.c")
-    ServerUnavailable('cannot reach mx:25: [Errno 111] Connection refused')
+    >>> refused = ConnectionRefusedError(111, "Connection refused")
+    >>> classify_error(refused, "mx:25", "a@b.c")  # doctest: +ELLIPSIS
+    ServerUnavailable('cannot reach mx:25: [Errno 111] Connection refused (nothing listens...)')
     """
     if isinstance(err, smtplib.SMTPRecipientsRefused):
         # One recipient per message, so the dict holds it; take any entry all the same.
@@ -101,8 +104,28 @@ def classify_error(
     if isinstance(err, OSError):
         # Refused, unreachable, timed out (TimeoutError), TLS handshake or certificate
         # failures (ssl.SSLError): all OSErrors.
-        return ServerUnavailable(f"cannot reach {server}: {err}")
+        return ServerUnavailable(f"cannot reach {server}: {err}{_hint(err, implicit_tls)}")
     return None
+
+
+def _hint(err: OSError, implicit_tls: bool) -> str:
+    """What to check in the settings for a network error that comes from them (empty for
+    the others): it shows in the log and in the game master's notice."""
+    if isinstance(err, ssl.SSLCertVerificationError):
+        return (
+            " (the server's certificate is not trusted here: set [smtp] ca_file to the CA "
+            "that signed it)"
+        )
+    if isinstance(err, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(err) and implicit_tls:
+        return (
+            " (the server does not speak TLS on this port: use its submissions port, usually "
+            '465, or security = "starttls" on this one)'
+        )
+    if isinstance(err, ConnectionRefusedError):
+        return " (nothing listens there: check [smtp] host and port)"
+    if isinstance(err, socket.gaierror):
+        return " (the host name does not resolve: check [smtp] host)"
+    return ""
 
 
 class SmtpTransport:
@@ -161,7 +184,13 @@ class SmtpTransport:
         except Exception as err:
             # After a failure the session's state is unknown: start afresh next time.
             self._drop()
-            classified = classify_error(err, self.server, message.to_addr, self.settings.username)
+            classified = classify_error(
+                err,
+                self.server,
+                message.to_addr,
+                self.settings.username,
+                implicit_tls=self.settings.security == "tls",
+            )
             if classified is None:
                 raise
             raise classified from err
