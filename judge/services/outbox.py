@@ -22,11 +22,11 @@ import secrets
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Any, Protocol, cast
+from typing import Protocol
 
-from sqlalchemy import Table, bindparam, insert, or_, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.db import queries
 from judge.db.models import Game, OutboundMessage, OutboundState
 from judge.db.session import read_only
 from judge.render import RenderedMail
@@ -88,9 +88,6 @@ def new_message_id(judge: Judge, now: datetime) -> str:
     return f"<{now:%Y%m%d%H%M%S}.{secrets.token_hex(8)}@{domain}>"
 
 
-_OUTBOX = cast("Table", OutboundMessage.__table__)
-
-
 def queue_mail(
     session: Session,
     judge: Judge,
@@ -143,14 +140,10 @@ def queue_mail(
 
 def insert_outbox(session: Session, rows: Sequence[dict[str, object]]) -> None:
     """Write outbox rows made by :func:`queue_mail` (``into``) in one statement."""
-    if not rows:
-        return
-    # Without the ORM: SQLite cannot insert many rows at once and tell the ORM each one's
-    # id, and nobody here needs the id.  Nor do the rows need the session's pending
-    # changes flushed first (the ids they refer to exist already): those wait for the
-    # commit, which writes them together.
+    # Nor do the rows need the session's pending changes flushed first (the ids they
+    # refer to exist already): those wait for the commit, which writes them together.
     with session.no_autoflush:
-        session.execute(insert(_OUTBOX), list(rows))
+        queries.insert_outbox(session, rows)
 
 
 class Transport(Protocol):
@@ -234,14 +227,7 @@ def deliver_pending(
     started = now()
     with sessions() as session:
         read_only(session)
-        ids = list(
-            session.scalars(
-                select(OutboundMessage.id)
-                .where(OutboundMessage.state == OutboundState.QUEUED, _due(started))
-                .order_by(OutboundMessage.id)
-                .limit(limit)
-            )
-        )
+        ids = queries.due_outbox_ids(session, started, limit)
     sent = 0
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
@@ -277,11 +263,6 @@ def deliver_pending(
     return sent
 
 
-def _due(at: datetime) -> Any:
-    """The SQL condition "may be tried at ``at``"."""
-    return or_(OutboundMessage.next_attempt_at.is_(None), OutboundMessage.next_attempt_at <= at)
-
-
 def _claim(
     sessions: sessionmaker[Session],
     message_ids: Sequence[int],
@@ -302,37 +283,8 @@ def _claim(
         return []
     entries = journal.entries() if journal is not None else []
     with sessions() as session, session.begin():
-        _mark_sent(session, entries)
-        before: dict[int, datetime | None] = {
-            row.id: row.next_attempt_at
-            for row in session.execute(
-                select(OutboundMessage.id, OutboundMessage.next_attempt_at).where(
-                    OutboundMessage.id.in_(message_ids)
-                )
-            )
-        }
-        result = session.execute(
-            update(OutboundMessage)
-            .where(
-                OutboundMessage.id.in_(message_ids),
-                OutboundMessage.state == OutboundState.QUEUED,
-                _due(at),
-            )
-            .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=at + claim_time)
-            .returning(OutboundMessage.id)
-            .execution_options(synchronize_session=False)
-        )
-        taken = list(result.scalars())
-        claimed: list[tuple[OutboundMessage, datetime | None]] = []
-        if taken:
-            # Loaded after the UPDATE, and readable once the session is gone
-            # (expire_on_commit=False): the transport gets detached copies.
-            messages = session.scalars(
-                select(OutboundMessage)
-                .where(OutboundMessage.id.in_(taken))
-                .order_by(OutboundMessage.id)
-            )
-            claimed = [(message, before.get(message.id)) for message in messages]
+        queries.mark_sent(session, entries)
+        claimed = queries.claim_outbox(session, message_ids, at, at + claim_time)
     if journal is not None and entries:
         journal.clear()  # committed above
     return claimed
@@ -345,22 +297,12 @@ def _release(
     if not claimed:
         return
     with sessions() as session, session.begin():
-        for message, was_due in claimed:
-            session.execute(
-                update(OutboundMessage)
-                .where(
-                    OutboundMessage.id == message.id,
-                    OutboundMessage.state == OutboundState.QUEUED,
-                    OutboundMessage.next_attempt_at == message.next_attempt_at,
-                )
-                .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
-                .execution_options(synchronize_session=False)
-            )
+        queries.release_outbox(session, claimed)
 
 
 def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:
     with sessions() as session, session.begin():
-        _mark_sent(session, [(message_id, at)])
+        queries.mark_sent(session, [(message_id, at)])
 
 
 def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
@@ -369,27 +311,8 @@ def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> No
     if not entries:
         return
     with sessions() as session, session.begin():
-        _mark_sent(session, entries)
+        queries.mark_sent(session, entries)
     journal.clear()
-
-
-def _mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
-    """Mark messages sent at the given times (in the caller's transaction), with plain SQL
-    UPDATEs: this runs for every email sent, and the ORM's bookkeeping would cost more than
-    the statements."""
-    if not entries:
-        return
-    session.connection().execute(
-        _MARK_SENT, [{"sent_id": message_id, "when_sent": at} for message_id, at in entries]
-    )
-
-
-#: One statement for any number of messages (run as an executemany).
-_MARK_SENT = (
-    update(_OUTBOX)
-    .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
-    .values(state=OutboundState.SENT, sent_at=bindparam("when_sent"), next_attempt_at=None)
-)
 
 
 def _record_failure(

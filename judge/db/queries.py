@@ -1,0 +1,407 @@
+"""The judge's queries: the statements the services run, each named for what it asks.
+
+The services decide what to do; this module knows how the tables answer.  Functions take
+the caller's session and never commit: the service holds the transaction.  Writes that
+run for every message (stored mail, order rows, queued replies, "sent" marks) are Core
+statements, one for many rows: SQLite cannot insert many rows at once and tell the ORM
+each one's id, so through the ORM they went one row at a time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import Table, bindparam, func, insert, or_, select, update
+from sqlalchemy.orm import Session
+
+from judge.db.models import (
+    Game,
+    InboundMessage,
+    NoticeRecord,
+    OrderRecord,
+    OutboundMessage,
+    OutboundState,
+    PhaseRecord,
+    Player,
+)
+
+_ORDERS = cast("Table", OrderRecord.__table__)
+_INBOUND = cast("Table", InboundMessage.__table__)
+_OUTBOX = cast("Table", OutboundMessage.__table__)
+
+#: An IN list longer than this is split (SQLite's limit on parameters is far higher; this
+#: keeps each statement small).
+IN_CHUNK = 500
+
+# -- games ------------------------------------------------------------------------------
+
+
+def game_by_name(session: Session, name: str) -> Game | None:
+    """The game called ``name`` (case-insensitive), if any."""
+    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+
+
+def game_names(session: Session) -> list[str]:
+    """Every game's name, in order."""
+    return list(session.scalars(select(Game.name).order_by(Game.name)))
+
+
+def games_by_name(session: Session) -> list[Game]:
+    """Every game, in the order of their names."""
+    return list(session.scalars(select(Game).order_by(Game.name)))
+
+
+def games_with_status(session: Session, status: str) -> list[Game]:
+    """The games whose status is ``status``."""
+    return list(session.scalars(select(Game).where(Game.status == status)))
+
+
+def games_with_deadlines(session: Session) -> list[Game]:
+    """Active games that have a phase and a deadline, in the order of their names."""
+    return list(
+        session.scalars(
+            select(Game)
+            .where(Game.status == "active", Game.deadline.is_not(None), Game.phase.is_not(None))
+            .order_by(Game.name)
+        )
+    )
+
+
+def games_from_files(session: Session) -> list[Game]:
+    """The games loaded from a game file."""
+    return list(session.scalars(select(Game).where(Game.config_path.is_not(None))))
+
+
+def game_file_paths(session: Session) -> list[str]:
+    """The game files games were loaded from."""
+    return [path for path in session.scalars(select(Game.config_path)) if path]
+
+
+# -- phases -----------------------------------------------------------------------------
+
+
+def phase_record(session: Session, game_id: int, seq: int) -> PhaseRecord | None:
+    """The record of phase number ``seq`` of a game."""
+    return session.scalar(
+        select(PhaseRecord).where(PhaseRecord.game_id == game_id, PhaseRecord.seq == seq)
+    )
+
+
+def processed_phases(session: Session, game_id: int) -> list[PhaseRecord]:
+    """A game's processed phases, first to last."""
+    return list(
+        session.scalars(
+            select(PhaseRecord)
+            .where(PhaseRecord.game_id == game_id, PhaseRecord.processed_at.is_not(None))
+            .order_by(PhaseRecord.seq)
+        )
+    )
+
+
+# -- players ----------------------------------------------------------------------------
+
+
+def players_of(
+    session: Session, game_id: int, *, status: str | None = None, not_status: str | None = None
+) -> list[Player]:
+    """A game's players: all, or those with ``status``, or those without ``not_status``."""
+    statement = select(Player).where(Player.game_id == game_id)
+    if status is not None:
+        statement = statement.where(Player.status == status)
+    if not_status is not None:
+        statement = statement.where(Player.status != not_status)
+    return list(session.scalars(statement))
+
+
+def someone_waits(session: Session, game_id: int) -> bool:
+    """Whether an active player of the game has SET WAIT."""
+    found = session.scalar(
+        select(Player.id).where(
+            Player.game_id == game_id, Player.wait.is_(True), Player.status == "active"
+        )
+    )
+    return found is not None
+
+
+# -- orders -----------------------------------------------------------------------------
+
+
+def standing_orders(session: Session, game_id: int, seq: int) -> list[tuple[str, str | None, str]]:
+    """The valid active orders of a phase, oldest first: (power, what it is for, the
+    canonical order)."""
+    rows = session.execute(
+        select(Player.power, OrderRecord.unit, OrderRecord.canonical)
+        .join(Player, OrderRecord.player_id == Player.id)
+        .where(
+            OrderRecord.game_id == game_id,
+            OrderRecord.seq == seq,
+            OrderRecord.active.is_(True),
+            OrderRecord.canonical.is_not(None),
+        )
+        .order_by(OrderRecord.id)
+    )
+    return [(power, unit, canonical) for power, unit, canonical in rows if canonical is not None]
+
+
+def active_order_rows(
+    session: Session, game_id: int, seq: int
+) -> list[tuple[int, str | None, str | None]]:
+    """The active orders of a phase, oldest first: (player id, what it is for, the
+    canonical order)."""
+    rows = session.execute(
+        select(OrderRecord.player_id, OrderRecord.unit, OrderRecord.canonical)
+        .where(
+            OrderRecord.game_id == game_id,
+            OrderRecord.seq == seq,
+            OrderRecord.active.is_(True),
+        )
+        .order_by(OrderRecord.id)
+    )
+    return [(player_id, unit, canonical) for player_id, unit, canonical in rows]
+
+
+def last_order_at(session: Session, game_id: int, seq: int) -> datetime | None:
+    """When the last order line of a phase came in (any, valid or not)."""
+    return session.scalar(
+        select(func.max(OrderRecord.created_at)).where(
+            OrderRecord.game_id == game_id, OrderRecord.seq == seq
+        )
+    )
+
+
+_CLEAR_ORDERS = (
+    update(_ORDERS)
+    .where(
+        _ORDERS.c.game_id == bindparam("g"),
+        _ORDERS.c.seq == bindparam("s"),
+        _ORDERS.c.player_id == bindparam("p"),
+        _ORDERS.c.active.is_(True),
+    )
+    .values(active=False)
+)
+_RETIRE_ORDERS = (
+    update(_ORDERS)
+    .where(
+        _ORDERS.c.game_id == bindparam("g"),
+        _ORDERS.c.seq == bindparam("s"),
+        _ORDERS.c.player_id == bindparam("p"),
+        _ORDERS.c.unit == bindparam("u"),
+        _ORDERS.c.active.is_(True),
+    )
+    .values(active=False)
+)
+
+
+def clear_orders(session: Session, owners: Sequence[tuple[int, int, int]]) -> None:
+    """Retire every active order of each (game, seq, player) (one statement for all)."""
+    if owners:
+        session.execute(_CLEAR_ORDERS, [{"g": g, "s": s, "p": p} for g, s, p in owners])
+
+
+def retire_orders(session: Session, keys: Sequence[tuple[int, int, int, str]]) -> None:
+    """Retire the active order of each (game, seq, player, what it is for)."""
+    if keys:
+        session.execute(_RETIRE_ORDERS, [{"g": g, "s": s, "p": p, "u": u} for g, s, p, u in keys])
+
+
+def insert_orders(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Write order rows (column values) in one statement."""
+    if rows:
+        session.execute(insert(_ORDERS), list(rows))
+
+
+# -- notices ----------------------------------------------------------------------------
+
+
+def notice_sent(
+    session: Session, game_id: int, seq: int, kind: str, player_id: int, day: int
+) -> bool:
+    """Whether this notice was recorded as sent already."""
+    found = session.scalar(
+        select(NoticeRecord.id).where(
+            NoticeRecord.game_id == game_id,
+            NoticeRecord.seq == seq,
+            NoticeRecord.kind == kind,
+            NoticeRecord.player_id == player_id,
+            NoticeRecord.day == day,
+        )
+    )
+    return found is not None
+
+
+# -- inbound mail -----------------------------------------------------------------------
+
+
+def inbound_by_message_id(session: Session, message_id: str) -> InboundMessage | None:
+    """The stored message with this Message-ID, if any."""
+    return session.scalar(select(InboundMessage).where(InboundMessage.message_id == message_id))
+
+
+def stored_message_ids(session: Session, message_ids: Iterable[str]) -> set[str]:
+    """Which of ``message_ids`` are stored already."""
+    wanted = sorted(set(message_ids))
+    known: set[str] = set()
+    for start in range(0, len(wanted), IN_CHUNK):
+        chunk = wanted[start : start + IN_CHUNK]
+        known.update(
+            session.scalars(
+                select(InboundMessage.message_id).where(InboundMessage.message_id.in_(chunk))
+            )
+        )
+    return known
+
+
+def insert_inbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Write stored messages (column values) in one statement."""
+    if rows:
+        session.execute(insert(_INBOUND), list(rows))
+
+
+def pending_inbound_ids(session: Session, max_attempts: int) -> list[int]:
+    """The stored messages still to process (new, or failed fewer than ``max_attempts``
+    times), oldest first."""
+    return list(
+        session.scalars(
+            select(InboundMessage.id)
+            .where(
+                InboundMessage.state.in_(("new", "failed")),
+                InboundMessage.attempts < max_attempts,
+            )
+            .order_by(InboundMessage.id)
+        )
+    )
+
+
+def inbound_rows(session: Session, ids: Sequence[int]) -> dict[int, InboundMessage]:
+    """The stored messages ``ids``, by id."""
+    return {
+        row.id: row
+        for row in session.scalars(select(InboundMessage).where(InboundMessage.id.in_(ids)))
+    }
+
+
+# -- outbox -----------------------------------------------------------------------------
+
+
+def reply_counts(session: Session, addresses: Iterable[str], since: datetime) -> dict[str, int]:
+    """Replies and confirmations queued to each address since ``since`` (absent: none)."""
+    wanted = sorted(set(addresses))
+    counts: dict[str, int] = {}
+    for start in range(0, len(wanted), IN_CHUNK):
+        chunk = wanted[start : start + IN_CHUNK]
+        rows = session.execute(
+            select(OutboundMessage.to_addr, func.count(OutboundMessage.id))
+            .where(
+                OutboundMessage.to_addr.in_(chunk),
+                OutboundMessage.kind.in_(("confirm", "reply")),
+                OutboundMessage.created_at >= since,
+            )
+            .group_by(OutboundMessage.to_addr)
+        )
+        counts.update({address: count for address, count in rows})
+    return counts
+
+
+def insert_outbox(session: Session, rows: Sequence[dict[str, Any]]) -> None:
+    """Write outbox rows (column values) in one statement."""
+    if rows:
+        session.execute(insert(_OUTBOX), list(rows))
+
+
+def due(at: datetime) -> Any:
+    """The SQL condition "an outbox message that may be tried at ``at``"."""
+    return or_(OutboundMessage.next_attempt_at.is_(None), OutboundMessage.next_attempt_at <= at)
+
+
+def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
+    """Up to ``limit`` queued messages that may be tried at ``at``, oldest first."""
+    return list(
+        session.scalars(
+            select(OutboundMessage.id)
+            .where(OutboundMessage.state == OutboundState.QUEUED, due(at))
+            .order_by(OutboundMessage.id)
+            .limit(limit)
+        )
+    )
+
+
+def claim_outbox(
+    session: Session, ids: Sequence[int], at: datetime, until: datetime
+) -> list[tuple[OutboundMessage, datetime | None]]:
+    """Take the messages ``ids`` that are still queued and due at ``at``: count an attempt
+    and hold them until ``until``.  Returns them oldest first, each with the
+    ``next_attempt_at`` it had before.
+
+    The UPDATE's WHERE is the test, so two senders cannot both win a message: on
+    PostgreSQL the second waits for the first's row locks and then finds the rows
+    changed, on SQLite writers take turns.
+    """
+    before: dict[int, datetime | None] = {
+        row.id: row.next_attempt_at
+        for row in session.execute(
+            select(OutboundMessage.id, OutboundMessage.next_attempt_at).where(
+                OutboundMessage.id.in_(ids)
+            )
+        )
+    }
+    result = session.execute(
+        update(OutboundMessage)
+        .where(
+            OutboundMessage.id.in_(ids),
+            OutboundMessage.state == OutboundState.QUEUED,
+            due(at),
+        )
+        .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until)
+        .returning(OutboundMessage.id)
+        .execution_options(synchronize_session=False)
+    )
+    taken = list(result.scalars())
+    if not taken:
+        return []
+    # Loaded after the UPDATE; readable once the session is gone (expire_on_commit=False).
+    messages = session.scalars(
+        select(OutboundMessage).where(OutboundMessage.id.in_(taken)).order_by(OutboundMessage.id)
+    )
+    return [(message, before.get(message.id)) for message in messages]
+
+
+def release_outbox(
+    session: Session, claimed: Sequence[tuple[OutboundMessage, datetime | None]]
+) -> None:
+    """Give messages claimed but not tried their attempt and their place back (each only
+    if it is still as claimed)."""
+    for message, was_due in claimed:
+        session.execute(
+            update(OutboundMessage)
+            .where(
+                OutboundMessage.id == message.id,
+                OutboundMessage.state == OutboundState.QUEUED,
+                OutboundMessage.next_attempt_at == message.next_attempt_at,
+            )
+            .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
+            .execution_options(synchronize_session=False)
+        )
+
+
+#: One statement for any number of messages (run as an executemany).
+_MARK_SENT = (
+    update(_OUTBOX)
+    .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
+    .values(state=OutboundState.SENT, sent_at=bindparam("when_sent"), next_attempt_at=None)
+)
+
+
+def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
+    """Mark messages sent at the given times, with one plain SQL statement: this runs for
+    every email sent, and the ORM's bookkeeping would cost more than the statement."""
+    if entries:
+        session.connection().execute(
+            _MARK_SENT, [{"sent_id": message_id, "when_sent": at} for message_id, at in entries]
+        )
+
+
+def outbox_messages(session: Session) -> list[OutboundMessage]:
+    """Every outbox message, oldest first."""
+    return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
