@@ -19,19 +19,12 @@ from datetime import datetime, timedelta
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import Table, bindparam, func, insert, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import Command, parse_commands
 from judge.config import rules_from_dict
-from judge.db.models import (
-    Game,
-    InboundMessage,
-    OrderRecord,
-    OutboundMessage,
-    PhaseRecord,
-    Player,
-)
+from judge.db import queries
+from judge.db.models import Game, InboundMessage, Player
 from judge.db.session import read_only
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
@@ -69,9 +62,6 @@ from judge.services.passwords import hash_password, verify_password
 
 log = logging.getLogger(__name__)
 
-# The tables written without the ORM (see receive_many and _write_orders).
-_ORDERS = cast("Table", OrderRecord.__table__)
-_INBOUND = cast("Table", InboundMessage.__table__)
 
 # -- storing --------------------------------------------------------------------------
 
@@ -82,9 +72,7 @@ def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage
     Returns the stored row and whether it is new.  The caller commits.
     """
     fields = _stored_fields(raw, now)
-    existing = session.scalar(
-        select(InboundMessage).where(InboundMessage.message_id == fields["message_id"])
-    )
+    existing = queries.inbound_by_message_id(session, str(fields["message_id"]))
     if existing is not None:
         return existing, False
     row = InboundMessage(**fields)
@@ -106,16 +94,7 @@ def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list
     """Store raw messages like :func:`receive`, with one query for the Message-IDs already
     stored and one statement for the new rows.  The caller commits."""
     rows = [_stored_fields(raw, now) for raw in raws]
-    wanted = sorted({str(row["message_id"]) for row in rows})
-    known: set[str] = set()
-    for start in range(0, len(wanted), 500):
-        known.update(
-            session.scalars(
-                select(InboundMessage.message_id).where(
-                    InboundMessage.message_id.in_(wanted[start : start + 500])
-                )
-            )
-        )
+    known = queries.stored_message_ids(session, (str(row["message_id"]) for row in rows))
     done: list[Stored] = []
     new_rows = []
     for row in rows:
@@ -125,8 +104,7 @@ def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list
             known.add(message_id)  # the same message twice in one fetch
             new_rows.append(row)
         done.append(Stored(message_id, cast("str | None", row["sender"]), new))
-    if new_rows:
-        session.execute(insert(_INBOUND), new_rows)
+    queries.insert_inbound(session, new_rows)
     return done
 
 
@@ -161,6 +139,8 @@ def _header_block(raw: bytes) -> bytes:
 #: Stored messages processed in one transaction: one commit (and one flush of all their
 #: rows) for the lot.
 BATCH_SIZE = 50
+#: A message that failed this many times is left alone (parked as failed).
+MAX_ATTEMPTS = 5
 #: The pause between two batches of a backlog.
 BATCH_GAP_SECONDS = 0.003
 
@@ -180,13 +160,7 @@ def process_pending(
     """
     with sessions() as session:
         read_only(session)
-        ids = list(
-            session.scalars(
-                select(InboundMessage.id)
-                .where(InboundMessage.state.in_(("new", "failed")), InboundMessage.attempts < 5)
-                .order_by(InboundMessage.id)
-            )
-        )
+        ids = queries.pending_inbound_ids(session, MAX_ATTEMPTS)
     done = 0
     for start in range(0, len(ids), batch_size):
         if should_stop is not None and should_stop():
@@ -218,12 +192,7 @@ def process_batch(
     states: dict[int, str] = {}
     try:
         with sessions() as session, session.begin():
-            rows = {
-                row.id: row
-                for row in session.scalars(
-                    select(InboundMessage).where(InboundMessage.id.in_(inbound_ids))
-                )
-            }
+            rows = queries.inbound_rows(session, inbound_ids)
             cache = _BatchCache()
             senders = {row.sender for row in rows.values() if row.sender}
             _count_replies(session, judge, senders, now, cache)
@@ -332,34 +301,9 @@ def _write_orders(session: Session, cache: _BatchCache) -> None:
     """Write the order rows the transaction changed so far (the retirements first, so
     that they cannot touch the rows written after them), and the replies it queued."""
     writes, cache.writes = cache.writes, _OrderWrites()
-    table = _ORDERS
-    if writes.clear:
-        session.execute(
-            update(table)
-            .where(
-                table.c.game_id == bindparam("g"),
-                table.c.seq == bindparam("s"),
-                table.c.player_id == bindparam("p"),
-                table.c.active.is_(True),
-            )
-            .values(active=False),
-            [{"g": g, "s": s, "p": p} for g, s, p in writes.clear],
-        )
-    if writes.retire:
-        session.execute(
-            update(table)
-            .where(
-                table.c.game_id == bindparam("g"),
-                table.c.seq == bindparam("s"),
-                table.c.player_id == bindparam("p"),
-                table.c.unit == bindparam("u"),
-                table.c.active.is_(True),
-            )
-            .values(active=False),
-            [{"g": g, "s": s, "p": p, "u": u} for g, s, p, u in writes.retire],
-        )
-    if writes.new:
-        session.execute(insert(table), writes.new)
+    queries.clear_orders(session, writes.clear)
+    queries.retire_orders(session, writes.retire)
+    queries.insert_orders(session, writes.new)
     insert_outbox(session, writes.outbox)
 
 
@@ -498,18 +442,7 @@ def _count_replies(
     # The replies this transaction queued are counted by _note_reply, not by the query:
     # no flush is needed first.
     with session.no_autoflush:
-        counts: dict[str, int] = {
-            address: count
-            for address, count in session.execute(
-                select(OutboundMessage.to_addr, func.count(OutboundMessage.id))
-                .where(
-                    OutboundMessage.to_addr.in_(sorted(addresses)),
-                    OutboundMessage.kind.in_(("confirm", "reply")),
-                    OutboundMessage.created_at >= since,
-                )
-                .group_by(OutboundMessage.to_addr)
-            )
-        }
+        counts = queries.reply_counts(session, addresses, since)
     for address in addresses:
         cache.replies[address] = counts.get(address, 0)
 
@@ -619,7 +552,7 @@ class _Conversation:
         """The player of ``power`` in ``game`` (the game's players are read at once)."""
         if game.id not in self.cache.player_games:
             self.cache.player_games.add(game.id)
-            for player in self.session.scalars(select(Player).where(Player.game_id == game.id)):
+            for player in queries.players_of(self.session, game.id):
                 self.cache.players[(game.id, player.power)] = player
         return self.cache.players.get((game.id, power))
 
@@ -740,14 +673,8 @@ class _Conversation:
             if phase not in self.cache.order_phases:
                 # Every player's at once: the next message is likely another player's.
                 self.cache.order_phases.add(phase)
-                for player_id, unit, canonical in self.session.execute(
-                    select(OrderRecord.player_id, OrderRecord.unit, OrderRecord.canonical)
-                    .where(
-                        OrderRecord.game_id == game.id,
-                        OrderRecord.seq == game.seq,
-                        OrderRecord.active.is_(True),
-                    )
-                    .order_by(OrderRecord.id)
+                for player_id, unit, canonical in queries.active_order_rows(
+                    self.session, game.id, game.seq
                 ):
                     self.cache.orders.setdefault((*phase, player_id), []).append(
                         _ActiveOrder(unit, canonical)
@@ -924,7 +851,7 @@ class _Conversation:
             lines += [f"  {power}: {status}" for power, status in facts["players"].items()]
             self.reply.paragraphs.append("\n".join(lines))
             return
-        games = list(self.session.scalars(select(Game).order_by(Game.name)))
+        games = queries.games_by_name(self.session)
         if not games:
             self.reply.paragraphs.append("There are no games on this judge yet.")
             return
@@ -949,13 +876,7 @@ class _Conversation:
 
     def cmd_history(self, command: Command) -> None:
         game = self._named_or_signed(command)
-        records = list(
-            self.session.scalars(
-                select(PhaseRecord)
-                .where(PhaseRecord.game_id == game.id, PhaseRecord.processed_at.is_not(None))
-                .order_by(PhaseRecord.seq)
-            )
-        )
+        records = queries.processed_phases(self.session, game.id)
         if not records:
             self.reply.paragraphs.append(f"No phase of {game.name} has been processed yet.")
             return
