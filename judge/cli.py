@@ -217,15 +217,13 @@ def cmd_inject(args: argparse.Namespace) -> int:
 
 def cmd_outbox(args: argparse.Namespace) -> int:
     """``judge outbox``: what is queued and what was sent."""
-    from sqlalchemy import select
-
-    from judge.db.models import OutboundMessage
+    from judge.db import queries
 
     app = _app(args)
     if args.deliver:
         _deliver(app)
     with app.sessions() as session:
-        rows = session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)).all()
+        rows = queries.outbox_messages(session)
         for row in rows[-args.limit :]:
             when = row.sent_at or row.created_at
             print(

@@ -8,11 +8,11 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge.config import GameConfig, load_game_config, rules_from_dict, rules_to_dict
-from judge.db.models import Game, OrderRecord, PhaseRecord, Player
+from judge.db import queries
+from judge.db.models import Game, PhaseRecord, Player
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import standard_map
 from judge.engine.document import (
@@ -35,14 +35,14 @@ class ServiceError(ValueError):
 
 def find_game(session: Session, name: str) -> Game | None:
     """The game called ``name`` (case-insensitive), if any."""
-    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+    return queries.game_by_name(session, name)
 
 
 def get_game(session: Session, name: str) -> Game:
     """The game called ``name``, or a :class:`ServiceError` naming the known games."""
     game = find_game(session, name)
     if game is None:
-        known = ", ".join(session.scalars(select(Game.name).order_by(Game.name))) or "none yet"
+        known = ", ".join(queries.game_names(session)) or "none yet"
         raise ServiceError(f"there is no game called {name!r} (games: {known})")
     return game
 
@@ -54,9 +54,7 @@ def game_zone(game: Game) -> str:
 
 def current_phase(session: Session, game: Game) -> PhaseRecord | None:
     """The record of the phase being played."""
-    return session.scalar(
-        select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.seq == game.seq)
-    )
+    return queries.phase_record(session, game.id, game.seq)
 
 
 def current_position(session: Session, game: Game) -> Position:
@@ -150,7 +148,7 @@ def _apply_settings(game: Game, config: GameConfig, changes: list[str]) -> None:
 def _apply_players(
     session: Session, judge: Judge, game: Game, config: GameConfig, changes: list[str]
 ) -> None:
-    seats = {p.power: p for p in session.scalars(select(Player).where(Player.game_id == game.id))}
+    seats = {p.power: p for p in queries.players_of(session, game.id)}
     for seat in config.players:
         player = seats.get(seat.power)
         if player is None:
@@ -199,7 +197,7 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
     game = get_game(session, name)
     if game.status != "forming":
         raise ServiceError(f"game {game.name} has already started")
-    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    players = queries.players_of(session, game.id)
     game_map = standard_map()
     missing = sorted(set(game_map.powers) - {p.power for p in players})
     if missing:
@@ -282,21 +280,9 @@ def _player_deadline(game: Game, player: Player) -> str | None:
 
 def orders_for_phase(session: Session, game: Game) -> dict[str, list[str]]:
     """Each power's current (last valid) orders for the phase being played."""
-    rows = session.execute(
-        select(Player.power, OrderRecord.canonical)
-        .join(Player, OrderRecord.player_id == Player.id)
-        .where(
-            OrderRecord.game_id == game.id,
-            OrderRecord.seq == game.seq,
-            OrderRecord.active.is_(True),
-            OrderRecord.canonical.is_not(None),
-        )
-        .order_by(OrderRecord.id)
-    )
     orders: dict[str, list[str]] = {}
-    for power, canonical in rows:
-        if canonical is not None:
-            orders.setdefault(power, []).append(canonical)
+    for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
+        orders.setdefault(power, []).append(canonical)
     return orders
 
 
@@ -326,7 +312,7 @@ def process_game(
     record.results = {**adjudication_to_document(outcome), "report": report}
     record.processed_at = now
 
-    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    players = queries.players_of(session, game.id)
     owing = powers_owing(position)
     for player in players:
         if player.power in orders:
@@ -392,7 +378,7 @@ def _next_text(phase: Phase) -> str:
 
 def game_summary(session: Session, game: Game) -> dict[str, Any]:
     """Plain facts about a game for LIST and the command line."""
-    players = list(session.scalars(select(Player).where(Player.game_id == game.id)))
+    players = queries.players_of(session, game.id)
     return {
         "name": game.name,
         "status": game.status,
@@ -410,17 +396,7 @@ def orders_complete(session: Session, game: Game) -> bool:
     position = current_position(session, game)
     counts: dict[str, int] = {}
     ordered: dict[str, set[str]] = {}
-    rows = session.execute(
-        select(Player.power, OrderRecord.unit)
-        .join(Player, OrderRecord.player_id == Player.id)
-        .where(
-            OrderRecord.game_id == game.id,
-            OrderRecord.seq == game.seq,
-            OrderRecord.active.is_(True),
-            OrderRecord.canonical.is_not(None),
-        )
-    )
-    for power, unit in rows:
+    for power, unit, _canonical in queries.standing_orders(session, game.id, game.seq):
         counts[power] = counts.get(power, 0) + 1
         ordered.setdefault(power, set()).add(unit or "")
     kind = position.phase.kind.value
@@ -455,7 +431,7 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     """Games whose current phase should be processed now: the deadline (plus grace) has
     passed, or every order is in, nobody has SET WAIT, and the early delay has run."""
     due: list[tuple[str, str]] = []
-    for game in session.scalars(select(Game).where(Game.status == "active")):
+    for game in queries.games_with_status(session, "active"):
         if game.phase is None:
             continue
         spec = _phase_spec(game)
@@ -467,18 +443,9 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             if (game.settings or {}).get("nmr") != "wait" or _active_orders_in(session, game):
                 due.append((game.name, game.phase))
             continue
-        waiting = session.scalar(
-            select(Player.id).where(
-                Player.game_id == game.id, Player.wait.is_(True), Player.status == "active"
-            )
-        )
-        if waiting is not None:
+        if queries.someone_waits(session, game.id):
             continue
-        last = session.scalar(
-            select(func.max(OrderRecord.created_at)).where(
-                OrderRecord.game_id == game.id, OrderRecord.seq == game.seq
-            )
-        )
+        last = queries.last_order_at(session, game.id, game.seq)
         if last is None and game.deadline is not None:
             continue
         early = timedelta(minutes=float(spec.get("early", 10.0)))
@@ -523,12 +490,7 @@ def _active_orders_in(session: Session, game: Game) -> bool:
     """Whether every active (not in civil disorder) player owing orders has sent them all."""
     position = current_position(session, game)
     owing = powers_owing(position)
-    active = {
-        p.power
-        for p in session.scalars(
-            select(Player).where(Player.game_id == game.id, Player.status == "active")
-        )
-    }
+    active = {p.power for p in queries.players_of(session, game.id, status="active")}
     missing = (owing & active) - set(orders_for_phase(session, game))
     return not missing
 
@@ -538,9 +500,7 @@ def respect_absences(session: Session, game: Game) -> bool:
     if game.deadline is None:
         return False
     moved = False
-    players = session.scalars(
-        select(Player).where(Player.game_id == game.id, Player.status == "active")
-    ).all()
+    players = queries.players_of(session, game.id, status="active")
     for _ in range(len(players) + 1):  # absences may chain
         pushed = False
         for player in players:
@@ -567,7 +527,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     from judge.config import ConfigError
 
     report: list[str] = []
-    for game in session.scalars(select(Game).where(Game.config_path.is_not(None))).all():
+    for game in queries.games_from_files(session):
         path = Path(game.config_path or "")
         digest = _file_digest(path)
         if digest is None:
@@ -599,9 +559,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
 def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
     zone = game_zone(game)
     assert game.deadline is not None
-    for player in session.scalars(
-        select(Player).where(Player.game_id == game.id, Player.status != "resigned")
-    ):
+    for player in queries.players_of(session, game.id, not_status="resigned"):
         lines = [f"The deadline for {game.phase} is now {format_deadline(game.deadline, zone)}."]
         own = player.timezone or zone
         if own != zone:
@@ -626,7 +584,7 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
 
     if not games_dir.is_dir():
         return []
-    known = {Path(p).resolve() for p in session.scalars(select(Game.config_path)) if p}
+    known = {Path(p).resolve() for p in queries.game_file_paths(session)}
     report: list[str] = []
     for path in sorted(games_dir.glob("*.toml")):
         resolved = path.resolve()

@@ -23,11 +23,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from judge.db.models import Game, NoticeKind, NoticeRecord, OrderRecord, Player, PlayerStatus
+from judge.db import queries
+from judge.db.models import Game, NoticeKind, NoticeRecord, Player, PlayerStatus
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
@@ -80,22 +80,11 @@ def standings(session: Session, game: Game) -> dict[str, Standing]:
     """
     position = current_position(session, game)
     kind = position.phase.kind
-    rows = session.execute(
-        select(Player.power, OrderRecord.unit, OrderRecord.canonical)
-        .join(Player, OrderRecord.player_id == Player.id)
-        .where(
-            OrderRecord.game_id == game.id,
-            OrderRecord.seq == game.seq,
-            OrderRecord.active.is_(True),
-            OrderRecord.canonical.is_not(None),
-        )
-        .order_by(OrderRecord.id)
-    )
     keys: dict[str, set[str]] = {}
     orders: dict[str, list[Order]] = {}
-    for power, unit, canonical in rows:
+    for power, unit, canonical in queries.standing_orders(session, game.id, game.seq):
         keys.setdefault(power, set()).add(unit or "")
-        orders.setdefault(power, []).append(parse_order(canonical or "", position.map, kind))
+        orders.setdefault(power, []).append(parse_order(canonical, position.map, kind))
     return {
         power: _standing(game, position, power, orders.get(power, []), keys.get(power, set()))
         for power in position.map.powers
@@ -239,13 +228,8 @@ def _playing(session: Session) -> list[Game]:
 
     A paused game waits for its master and is not nagged about.
     """
-    games = session.scalars(
-        select(Game)
-        .where(Game.status == "active", Game.deadline.is_not(None), Game.phase.is_not(None))
-        .order_by(Game.name)
-    )
     playing = []
-    for game in games:
+    for game in queries.games_with_deadlines(session):
         record = current_phase(session, game)
         if record is not None and record.processed_at is None:
             playing.append(game)
@@ -259,9 +243,7 @@ def _active_players(session: Session, game: Game, position: Position) -> list[Pl
     no notices and are never named as late.
     """
     powers = position.map.powers
-    players = session.scalars(
-        select(Player).where(Player.game_id == game.id, Player.status == PlayerStatus.ACTIVE)
-    )
+    players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
     return sorted(players, key=lambda p: powers.index(p.power) if p.power in powers else 99)
 
 
@@ -273,16 +255,7 @@ def _claim(
     The look-up keeps the common case quiet; the unique key decides a race with another
     process, whose insert wins while ours fails inside a savepoint and changes nothing else.
     """
-    found = session.scalar(
-        select(NoticeRecord.id).where(
-            NoticeRecord.game_id == game.id,
-            NoticeRecord.seq == game.seq,
-            NoticeRecord.kind == kind.value,
-            NoticeRecord.player_id == player.id,
-            NoticeRecord.day == day,
-        )
-    )
-    if found is not None:
+    if queries.notice_sent(session, game.id, game.seq, kind.value, player.id, day):
         return False
     try:
         with session.begin_nested():

@@ -19,9 +19,9 @@ from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from judge.db import queries
 from judge.db.models import Game
 from judge.db.session import make_engine
 
@@ -62,7 +62,7 @@ def next_moment(game: Game, now: datetime) -> datetime | None:
 def wanted_jobs(session: Session, now: datetime) -> dict[str, datetime]:
     """Job id -> run time for every active game, from the database."""
     wanted: dict[str, datetime] = {}
-    for game in session.scalars(select(Game).where(Game.status == "active")):
+    for game in queries.games_with_status(session, "active"):
         moment = next_moment(game, now)
         if moment is not None:
             wanted[f"deadline:{game.name}"] = moment
