@@ -181,17 +181,8 @@ _CLEAR_ORDERS = (
     )
     .values(active=False)
 )
-_RETIRE_ORDERS = (
-    update(_ORDERS)
-    .where(
-        _ORDERS.c.game_id == bindparam("g"),
-        _ORDERS.c.seq == bindparam("s"),
-        _ORDERS.c.player_id == bindparam("p"),
-        _ORDERS.c.unit == bindparam("u"),
-        _ORDERS.c.active.is_(True),
-    )
-    .values(active=False)
-)
+#: The same, for one thing a player ordered ("par", "build:par", "waive:1").
+_RETIRE_ORDERS = _CLEAR_ORDERS.where(_ORDERS.c.unit == bindparam("u"))
 
 
 def clear_orders(session: Session, owners: Sequence[tuple[int, int, int]]) -> None:
