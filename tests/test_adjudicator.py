@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from enginekit import MAP, pos
+
 from judge.engine import (
     ARMY,
     FLEET,
@@ -13,25 +15,7 @@ from judge.engine import (
     Rules,
     Unit,
     adjudicate,
-    standard_map,
 )
-
-MAP = standard_map()
-
-
-def pos(
-    phase: str,
-    units: list[tuple[str, str, str]],
-    centres: dict[str, str] | None = None,
-    dislodged: list[Dislodged] | None = None,
-) -> Position:
-    return Position.build(
-        MAP,
-        phase,
-        [Unit(p, ARMY if t == "A" else FLEET, loc) for p, t, loc in units],
-        centres,
-        dislodged or [],
-    )
 
 
 def test_bounce_results_name_the_culprit() -> None:

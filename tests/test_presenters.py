@@ -9,6 +9,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from enginekit import MAP, pos
 
 from judge.engine import (
     ARMY,
@@ -24,7 +25,6 @@ from judge.engine import (
     SupportMove,
     Unit,
     adjudicate,
-    standard_map,
 )
 from judge.presenters import (
     adjustment_status,
@@ -35,23 +35,6 @@ from judge.presenters import (
     position_report,
     results_report,
 )
-
-MAP = standard_map()
-
-
-def pos(
-    phase: str,
-    units: list[tuple[str, str, str]],
-    centres: dict[str, str] | None = None,
-    dislodged: list[Dislodged] | None = None,
-) -> Position:
-    return Position.build(
-        MAP,
-        phase,
-        [Unit(p, ARMY if t == "A" else FLEET, loc) for p, t, loc in units],
-        centres,
-        dislodged or [],
-    )
 
 
 def run(
