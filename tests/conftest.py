@@ -73,6 +73,14 @@ def sqlite_url(tmp_path: Path) -> str:
     return f"sqlite:///{(tmp_path / 'judge.db').as_posix()}"
 
 
+@pytest.fixture(params=["sqlite", "postgresql"])
+def db_url(request: pytest.FixtureRequest) -> str:
+    """An empty database, once on SQLite and once on PostgreSQL."""
+    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_database_url"
+    url: str = request.getfixturevalue(fixture)
+    return url
+
+
 # -- IMAP: a private Dovecot ------------------------------------------------------------
 
 

@@ -47,14 +47,6 @@ TABLES = {"games", "players", "phases", "orders", "inbound", "outbox", "notices"
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest) -> str:
-    """An empty database, once on SQLite and once on PostgreSQL."""
-    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_database_url"
-    url: str = request.getfixturevalue(fixture)
-    return url
-
-
 @pytest.fixture
 def sessions(db_url: str) -> Iterator[sessionmaker[Session]]:
     """Sessions on a database migrated to the latest revision."""

@@ -41,14 +41,6 @@ ORDERS = {
 }
 
 
-@pytest.fixture(params=["sqlite", "postgresql"])
-def db_url(request: pytest.FixtureRequest) -> str:
-    """An empty database, once on SQLite and once on PostgreSQL."""
-    fixture = "sqlite_url" if request.param == "sqlite" else "postgres_database_url"
-    url: str = request.getfixturevalue(fixture)
-    return url
-
-
 @pytest.fixture
 def game(tmp_path: Path) -> Iterator[tuple[App, Table]]:
     """The started test01 on SQLite."""

@@ -5,9 +5,9 @@ from __future__ import annotations
 import random
 
 import pytest
+from enginekit import MAP, pos
 
 from judge.engine.adjudicator import adjudicate
-from judge.engine.board import Map, standard_map
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
 from judge.engine.notation import format_order
 from judge.engine.options import (
@@ -33,9 +33,8 @@ from judge.engine.orders import (
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.engine.units import ARMY, FLEET, Unit
+from judge.engine.units import ARMY, FLEET
 
-MAP: Map = standard_map()
 START = Position.initial(MAP)
 
 
@@ -48,12 +47,7 @@ def position(
     phase: str, *units: tuple[str, str, str], centres: dict[str, str] | None = None
 ) -> Position:
     """A position from (power, "A"/"F", location) triples."""
-    return Position.build(
-        MAP,
-        phase,
-        [Unit(p, ARMY if t == "A" else FLEET, loc) for p, t, loc in units],
-        centres,
-    )
+    return pos(phase, list(units), centres)
 
 
 def assert_all_legal(pos: Position, rules: Rules | None = None) -> None:
