@@ -33,7 +33,7 @@ _OUTBOX = cast("Table", OutboundMessage.__table__)
 
 #: An IN list longer than this is split (SQLite's limit on parameters is far higher; this
 #: keeps each statement small).
-IN_CHUNK = 500
+_IN_CHUNK = 500
 
 # -- games ------------------------------------------------------------------------------
 
@@ -234,8 +234,8 @@ def stored_message_ids(session: Session, message_ids: Iterable[str]) -> set[str]
     """Which of ``message_ids`` are stored already."""
     wanted = sorted(set(message_ids))
     known: set[str] = set()
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
         known.update(
             session.scalars(
                 select(InboundMessage.message_id).where(InboundMessage.message_id.in_(chunk))
@@ -280,8 +280,8 @@ def reply_counts(session: Session, addresses: Iterable[str], since: datetime) ->
     """Replies and confirmations queued to each address since ``since`` (absent: none)."""
     wanted = sorted(set(addresses))
     counts: dict[str, int] = {}
-    for start in range(0, len(wanted), IN_CHUNK):
-        chunk = wanted[start : start + IN_CHUNK]
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
         rows = session.execute(
             select(OutboundMessage.to_addr, func.count(OutboundMessage.id))
             .where(
@@ -301,7 +301,7 @@ def insert_outbox(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_OUTBOX), list(rows))
 
 
-def due(at: datetime) -> Any:
+def _due(at: datetime) -> Any:
     """The SQL condition "an outbox message that may be tried at ``at``"."""
     return or_(OutboundMessage.next_attempt_at.is_(None), OutboundMessage.next_attempt_at <= at)
 
@@ -311,7 +311,7 @@ def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
     return list(
         session.scalars(
             select(OutboundMessage.id)
-            .where(OutboundMessage.state == OutboundState.QUEUED, due(at))
+            .where(OutboundMessage.state == OutboundState.QUEUED, _due(at))
             .order_by(OutboundMessage.id)
             .limit(limit)
         )
@@ -342,7 +342,7 @@ def claim_outbox(
         .where(
             OutboundMessage.id.in_(ids),
             OutboundMessage.state == OutboundState.QUEUED,
-            due(at),
+            _due(at),
         )
         .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until)
         .returning(OutboundMessage.id)

@@ -57,6 +57,14 @@ def current_phase(session: Session, game: Game) -> PhaseRecord | None:
     return queries.phase_record(session, game.id, game.seq)
 
 
+def set_deadline(session: Session, game: Game, when: datetime | None) -> None:
+    """Set the deadline of the game and of the record of its current phase."""
+    game.deadline = when
+    record = current_phase(session, game)
+    if record is not None:
+        record.deadline = when
+
+
 def current_position(session: Session, game: Game) -> Position:
     """The position at the start of the game's current phase."""
     record = current_phase(session, game)
@@ -111,10 +119,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
         and game.status in ("active", "paused")
         and config.deadline != game.deadline
     ):
-        game.deadline = config.deadline
-        record = current_phase(session, game)
-        if record is not None:
-            record.deadline = config.deadline
+        set_deadline(session, game, config.deadline)
         changes.append(f"deadline {format_deadline(config.deadline, game_zone(game))}")
     started = False
     if config.autostart and game.status == "forming" and len(config.players) == 7:
@@ -323,7 +328,7 @@ def process_game(
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
                 player.status = "civil_disorder"
-                _notify_master(
+                notify_master(
                     session, judge, game, now,
                     f"{player.power} is in civil disorder in {game.name}",
                     f"{player.power} ({player.address}) missed two phases in a row and is now "
@@ -409,7 +414,7 @@ def orders_complete(session: Session, game: Game) -> bool:
             owed = position.adjustment(power)
             if owed < 0 and counts.get(power, 0) < -owed:
                 return False
-            if owed > 0 and counts.get(power, 0) < min(owed, _build_places(position, game, power)):
+            if owed > 0 and counts.get(power, 0) < min(owed, build_places(position, game, power)):
                 return False
             continue
         if not needed <= ordered.get(power, set()):
@@ -417,7 +422,7 @@ def orders_complete(session: Session, game: Game) -> bool:
     return True
 
 
-def _build_places(position: Position, game: Game, power: str) -> int:
+def build_places(position: Position, game: Game, power: str) -> int:
     anywhere = bool((game.rules or {}).get("build_anywhere", False))
     homes = position.map.home_centres.get(power, frozenset())
     return sum(
@@ -434,7 +439,7 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     for game in queries.games_with_status(session, "active"):
         if game.phase is None:
             continue
-        spec = _phase_spec(game)
+        spec = phase_spec(game)
         if game.deadline is not None and now >= game.deadline + timedelta(
             hours=float(spec.get("grace", 0.0))
         ):
@@ -454,7 +459,8 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     return due
 
 
-def _phase_spec(game: Game) -> dict[str, Any]:
+def phase_spec(game: Game) -> dict[str, Any]:
+    """The game's deadline settings for the kind of its current phase (``[deadlines.*]``)."""
     key = {"M": "movement", "R": "retreat", "A": "adjustment"}[(game.phase or "S1901M")[-1]]
     spec = (game.settings or {}).get("deadlines", {}).get(key, {})
     return spec if isinstance(spec, dict) else {}
@@ -470,9 +476,10 @@ def powers_owing(position: Position) -> set[str]:
     return {p for p in position.map.powers if position.adjustment(p) != 0}
 
 
-def _notify_master(
+def notify_master(
     session: Session, judge: Judge, game: Game, now: datetime, subject: str, text: str
 ) -> None:
+    """Queue a notice to the game's master, if it has one."""
     if not game.master_address:
         return
     mail = judge.renderer.render(
@@ -506,14 +513,10 @@ def respect_absences(session: Session, game: Game) -> bool:
         for player in players:
             start, end = player.absence_from, player.absence_to
             if start is not None and end is not None and start <= game.deadline < end:
-                game.deadline = end
+                set_deadline(session, game, end)
                 pushed = moved = True
         if not pushed:
             break
-    if moved:
-        record = current_phase(session, game)
-        if record is not None:
-            record.deadline = game.deadline
     return moved
 
 
@@ -543,7 +546,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             settings["rejected_config"] = digest
             game.settings = settings
             report.append(f"{game.name}: edit refused: {err}")
-            _notify_master(
+            notify_master(
                 session, judge, game, now, f"Your edit of {path.name} was refused",
                 f"The judge could not use the new {path}:\n\n{err}\n\n"
                 "Nothing was changed; the game goes on with the old settings. Fix the file "

@@ -49,13 +49,14 @@ from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
-    current_phase,
     current_position,
     find_game,
     game_summary,
     game_zone,
+    notify_master,
     process_game,
     respect_absences,
+    set_deadline,
 )
 from judge.services.outbox import insert_outbox, queue_mail
 from judge.services.passwords import hash_password, verify_password
@@ -217,6 +218,8 @@ def process_one(
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
             cache = _BatchCache()
+            if row is not None and row.sender:
+                _count_replies(session, judge, {row.sender}, now, cache)
             state = _process_in(session, judge, row, now, cache)
             _write_orders(session, cache)
             return state
@@ -245,10 +248,12 @@ def _process_in(
 @dataclass
 class _ActiveOrder:
     """An active order as a message's confirmation lists it: what it is for (see
-    ``OrderRecord.unit``) and its canonical text."""
+    ``OrderRecord.unit``) and its canonical text; ``row``: its column values while the
+    transaction has not written it yet (see :class:`_OrderWrites`)."""
 
     unit: str | None
     canonical: str | None
+    row: dict[str, object] | None = None
 
 
 @dataclass
@@ -261,8 +266,6 @@ class _OrderWrites:
     #: The new rows, as column values, oldest first; an entry's ``active`` may still
     #: turn False.
     new: list[dict[str, object]] = field(default_factory=list)
-    #: The same entries by (game, seq, player).
-    new_of: dict[tuple[int, int, int], list[dict[str, object]]] = field(default_factory=dict)
     #: The rows already stored to retire, by (game, seq, player, unit).
     retire: list[tuple[int, int, int, str]] = field(default_factory=list)
     #: The (game, seq, player) whose stored rows all retire (CLEAR).
@@ -353,9 +356,6 @@ SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>."""
 
-#: The commands that read and change orders only through the transaction's cache.
-_ORDER_COMMANDS = frozenset({"ORDERS", "SIGNON", "SIGNOFF", "CLEAR", "HELP", "UNKNOWN"})
-
 _ORDER_WORDS = {
     "a", "f", "army", "fleet", "build", "b", "remove", "r", "waive", "w", "disband", "d",
     "hold", "h", "retreat",
@@ -424,9 +424,6 @@ def _rate_limited(
 ) -> bool:
     """Whether ``address`` already had its ration of replies in the last hour."""
     if address not in cache.replies:
-        # The count must see the replies this transaction queued to it already (a copy
-        # to a player's own address, then a message from that address).
-        _write_orders(session, cache)
         _count_replies(session, judge, {address}, now, cache)
     return cache.replies[address] >= judge.settings.replies_per_hour
 
@@ -470,7 +467,6 @@ class _Conversation:
         self.map: Map = standard_map()
         self.signed: _Signed | None = None
         self.reply = _Reply()
-        self.touched_orders = False
         self.cache = cache
         self.inbound_id = inbound_id
 
@@ -499,9 +495,6 @@ class _Conversation:
     def run(self, command: Command) -> None:
         name = command.name
         handler = getattr(self, "cmd_" + name.lower().replace(" ", "_"), None)
-        if name not in _ORDER_COMMANDS:
-            # It may read the orders from the database.
-            _write_orders(self.session, self.cache)
         if command.error is not None or handler is None:
             self.reject(
                 command.line, command.error or f"{command.line.split()[0]} is not a command"
@@ -642,7 +635,6 @@ class _Conversation:
         canonical = format_order(checked, self.map, short=True)
         self._deactivate(game, player, key)
         self._store(game, player, key, text, canonical, None)
-        self.touched_orders = True
 
     def _adjustment_key(self, game: Game, player: Player, order: Order, position: Position) -> str:
         if isinstance(order, Waive):
@@ -689,11 +681,10 @@ class _Conversation:
         if not retired:
             return
         rows[:] = [row for row in rows if not (key is None or row.unit == key)]
+        for order in retired:
+            if order.row is not None:  # not written yet: it will be written retired
+                order.row["active"] = False
         owner = (game.id, game.seq, player.id)
-        # The rows of this transaction are not written yet: they are written retired.
-        for new in self.cache.writes.new_of.get(owner, ()):
-            if key is None or new["unit"] == key:
-                new["active"] = False
         if key is None:
             self.cache.writes.clear.append(owner)
         else:
@@ -722,9 +713,8 @@ class _Conversation:
             "created_at": self.now,
         }
         self.cache.writes.new.append(row)
-        self.cache.writes.new_of.setdefault((game.id, game.seq, player.id), []).append(row)
         if canonical is not None:
-            self._active(game, player).append(_ActiveOrder(key, canonical))
+            self._active(game, player).append(_ActiveOrder(key, canonical, row))
 
     def cmd_signoff(self, command: Command) -> None:
         """Nothing to do: the command parser stops reading at SIGNOFF."""
@@ -733,7 +723,6 @@ class _Conversation:
         game, player = self._player(command)
         self._deactivate(game, player, None)
         self.reply.actions.append("Your orders for this phase were cleared.")
-        self.touched_orders = True
 
     # -- player settings ----------------------------------------------------------
 
@@ -811,23 +800,11 @@ class _Conversation:
         game, player = self._player(command)
         player.status = "resigned"
         self.reply.actions.append(f"You have resigned from {game.name}. The game master is told.")
-        if game.master_address:
-            mail = self.judge.renderer.render(
-                "gm/notice.txt.j2",
-                judge_name=self.judge.settings.name,
-                game_name=game.name,
-                subject=f"{player.power} resigned from {game.name}",
-                paragraphs=[f"{player.power} ({player.address}) resigned from {game.name}."],
-            )
-            queue_mail(
-                self.session,
-                self.judge,
-                to=game.master_address,
-                mail=mail,
-                kind="notice",
-                now=self.now,
-                game_id=game.id,
-            )
+        notify_master(
+            self.session, self.judge, game, self.now,
+            subject=f"{player.power} resigned from {game.name}",
+            text=f"{player.power} ({player.address}) resigned from {game.name}.",
+        )  # fmt: skip
 
     # -- information --------------------------------------------------------------
 
@@ -887,6 +864,8 @@ class _Conversation:
 
     def cmd_process(self, command: Command) -> None:
         game = self._master()
+        # Adjudication reads the orders from the database: the batch's go there first.
+        _write_orders(self.session, self.cache)
         outcome = process_game(self.session, self.judge, game.name, self.now)
         if outcome is None:
             raise ServiceError(f"game {game.name} has no phase to process")
@@ -907,10 +886,8 @@ class _Conversation:
         if game.deadline is not None and game.deadline <= self.now:
             # The deadline passed while paused: the players get a full phase again.
             position = self._position(game)
-            game.deadline = next_deadline(self.now, position.phase.kind, game.settings or {})
-            record = current_phase(self.session, game)
-            if record is not None:
-                record.deadline = game.deadline
+            fresh = next_deadline(self.now, position.phase.kind, game.settings or {})
+            set_deadline(self.session, game, fresh)
         when = format_deadline(game.deadline, game_zone(game)) if game.deadline else "none"
         self.reply.actions.append(f"Game {game.name} resumed; the deadline is {when}.")
 
@@ -923,10 +900,7 @@ class _Conversation:
             raise ServiceError(str(err)) from None
         if when <= self.now:
             raise ServiceError("the new deadline is in the past")
-        game.deadline = when
-        record = current_phase(self.session, game)
-        if record is not None:
-            record.deadline = when
+        set_deadline(self.session, game, when)
         self.reply.actions.append(f"Deadline set to {format_deadline(when, game_zone(game))}.")
 
     # -- the reply ----------------------------------------------------------------
@@ -992,7 +966,7 @@ class _Conversation:
         zone = game_zone(game)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         player_zone = player.timezone or zone
-        word = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}[kind.value]
+        word = kind.word
         return self.judge.renderer.render(
             "player/confirm.txt.j2",
             judge_name=self.judge.settings.name,

@@ -41,11 +41,11 @@ from judge.presenters import (
 )
 from judge.services.context import Judge
 from judge.services.games import (
-    _build_places,
-    _phase_spec,
+    build_places,
     current_phase,
     current_position,
     game_zone,
+    phase_spec,
 )
 from judge.services.outbox import queue_mail
 
@@ -53,7 +53,6 @@ __all__ = ["Standing", "send_late_notices", "send_reminders", "standings"]
 
 #: Late notices repeat once a day during grace.
 _DAY = timedelta(hours=24)
-_KIND_WORD = {"M": "Movement", "R": "Retreat", "A": "Adjustment"}
 
 
 @dataclass(frozen=True)
@@ -99,7 +98,7 @@ def _standing(
     echoed = tuple(order_lines(power, orders, game_map))
     if kind is PhaseKind.ADJUSTMENT:
         owed = position.adjustment(power)
-        needed = -owed if owed < 0 else min(owed, _build_places(position, game, power))
+        needed = -owed if owed < 0 else min(owed, build_places(position, game, power))
         complete = len(orders) >= needed
         status = () if owed == 0 else (adjustment_status(power, owed, len(orders)),)
         return Standing(power, echoed, status, complete)
@@ -127,7 +126,7 @@ def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
     queued = 0
     for game in _playing(session):
         assert game.deadline is not None  # _playing selects games with a deadline
-        remind = float(_phase_spec(game).get("remind", 0.0) or 0.0)
+        remind = float(phase_spec(game).get("remind", 0.0) or 0.0)
         if remind <= 0 or not game.deadline - timedelta(hours=remind) <= now < game.deadline:
             continue
         position = current_position(session, game)
@@ -174,7 +173,7 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
     queued = 0
     for game in _playing(session):
         assert game.deadline is not None  # _playing selects games with a deadline
-        grace = timedelta(hours=float(_phase_spec(game).get("grace", 0.0) or 0.0))
+        grace = timedelta(hours=float(phase_spec(game).get("grace", 0.0) or 0.0))
         if not game.deadline <= now < game.deadline + grace:
             continue
         day = (now - game.deadline) // _DAY
@@ -292,7 +291,7 @@ def _common(judge: Judge, game: Game, position: Position, player: Player) -> dic
 
 
 def _heading(game: Game, position: Position) -> str:
-    word = _KIND_WORD[position.phase.kind.value]
+    word = position.phase.kind.word
     return phase_heading(word, position.phase, game.name, game.seq)
 
 

@@ -15,7 +15,6 @@ import logging
 import threading
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from typing import Any
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -24,6 +23,7 @@ from sqlalchemy.orm import Session
 from judge.db import queries
 from judge.db.models import Game
 from judge.db.session import make_engine
+from judge.services.games import phase_spec
 
 log = logging.getLogger("judge.scheduler")
 
@@ -47,8 +47,7 @@ def next_moment(game: Game, now: datetime) -> datetime | None:
     end of each day of grace."""
     if game.status != "active" or game.deadline is None or game.phase is None:
         return None
-    key = {"M": "movement", "R": "retreat", "A": "adjustment"}[game.phase[-1]]
-    spec: dict[str, Any] = (game.settings or {}).get("deadlines", {}).get(key, {})
+    spec = phase_spec(game)
     grace = float(spec.get("grace", 0.0))
     remind = float(spec.get("remind", 0.0))
     moments = [game.deadline + timedelta(hours=h) for h in range(0, int(grace) + 1, 24)]
