@@ -402,6 +402,24 @@ def test_standings_count_the_builds_a_power_can_make(game: tuple[App, Table]) ->
     assert got["England"] == Standing("England", (), (), True)
 
 
+def test_a_build_with_nowhere_to_build_is_not_a_missed_phase(game: tuple[App, Table]) -> None:
+    app, table = game
+    game_map = standard_map()
+    # As above: France owes two builds and can make one, Italy owes one and can make none,
+    # Austria owes a removal.  Nobody orders anything.
+    units = [replace(u, location="bur") if u.location == "par" else u for u in game_map.start_units]
+    centres = {**game_map.start_centres, "spa": "France", "bel": "France", "tun": "Italy"}
+    centres["bud"] = "Russia"
+    put_position(app, Position.build(game_map, "W1901A", units, centres))
+    table.process("2026-11-25 20:00")
+    with app.sessions() as session:
+        missed = {p.power: p.missed for p in session.scalars(select(Player))}
+    assert missed == {
+        "Austria": 1, "England": 0, "France": 1, "Germany": 0, "Italy": 0, "Russia": 0,
+        "Turkey": 0,
+    }  # fmt: skip
+
+
 def test_standings_in_retreats_list_the_dislodged(game: tuple[App, Table]) -> None:
     app, table = game
     game_map = standard_map()

@@ -318,7 +318,7 @@ def process_game(
     record.processed_at = now
 
     players = queries.players_of(session, game.id)
-    owing = powers_owing(position)
+    owing = powers_owing(position, game)
     for player in players:
         if player.power in orders:
             player.missed = 0
@@ -466,14 +466,20 @@ def phase_spec(game: Game) -> dict[str, Any]:
     return spec if isinstance(spec, dict) else {}
 
 
-def powers_owing(position: Position) -> set[str]:
-    """The powers that have something to order in ``position``'s phase."""
+def powers_owing(position: Position, game: Game) -> set[str]:
+    """The powers that have something to order in ``position``'s phase: a build owed
+    counts only where the power has somewhere to build (see :func:`build_places`)."""
     kind = position.phase.kind.value
     if kind == "M":
         return {u.power for u in position.units.values()}
     if kind == "R":
         return {d.unit.power for d in position.dislodged.values()}
-    return {p for p in position.map.powers if position.adjustment(p) != 0}
+    return {
+        power
+        for power in position.map.powers
+        if position.adjustment(power) < 0
+        or (position.adjustment(power) > 0 and build_places(position, game, power) > 0)
+    }
 
 
 def notify_master(
@@ -496,7 +502,7 @@ def notify_master(
 def _active_orders_in(session: Session, game: Game) -> bool:
     """Whether every active (not in civil disorder) player owing orders has sent them all."""
     position = current_position(session, game)
-    owing = powers_owing(position)
+    owing = powers_owing(position, game)
     active = {p.power for p in queries.players_of(session, game.id, status="active")}
     missing = (owing & active) - set(orders_for_phase(session, game))
     return not missing
