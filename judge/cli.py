@@ -93,26 +93,24 @@ def cmd_adjudicate(args: argparse.Namespace) -> int:
     return 0
 
 
-def _iso_time(text: str) -> str:
-    """``--now``'s value, checked when the command line is read."""
+def _iso_time(text: str) -> datetime:
+    """``--now``'s value, read when the command line is (UTC unless it names a zone)."""
     try:
-        datetime.fromisoformat(text)
+        when = datetime.fromisoformat(text)
     except ValueError:
         raise argparse.ArgumentTypeError(
             f"cannot read {text!r} as a time: write it as ISO 8601, e.g. 2026-11-23T18:00 "
             "(UTC) or 2026-11-23T18:00+01:00"
         ) from None
-    return text
+    if when.tzinfo is None:
+        when = when.replace(tzinfo=UTC)
+    return when.astimezone(UTC)
 
 
 def _now(args: argparse.Namespace) -> datetime:
     """The time to act at: ``--now`` (for replays and tests) or the clock."""
-    if args.now:
-        when = datetime.fromisoformat(args.now)
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        return when.astimezone(UTC)
-    return datetime.now(UTC)
+    now: datetime | None = args.now
+    return now or datetime.now(UTC)
 
 
 def _app(args: argparse.Namespace) -> App:
@@ -239,15 +237,10 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import logging
     import signal
 
-    from judge.config import ConfigError
     from judge.services.serve import LOG_FORMAT, Server
 
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
-    try:
-        app = _app(args)
-    except ConfigError as err:
-        print(f"judge serve: {err}", file=sys.stderr)
-        return 2
+    app = _app(args)  # a ConfigError is main()'s to report
     server = Server(
         app, tick=app.judge.settings.tick_seconds, processes=app.judge.settings.worker_processes
     )

@@ -173,9 +173,9 @@ def load_settings(path: Path | None) -> JudgeSettings:
         timezone=_zone(judge.get("timezone", "UTC"), f"{path}: [judge] timezone"),
         max_message_bytes=_int(judge, "max_message_bytes", 1_000_000, f"{path}: [judge]"),
         replies_per_hour=_int(judge, "replies_per_hour", 30, f"{path}: [judge]"),
-        tick_seconds=_positive(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
+        tick_seconds=_seconds(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
         worker_processes=_bool(judge, "worker_processes", True, f"{path}: [judge]"),
-        gather_seconds=_short_wait(judge, "gather_seconds", 0.05, f"{path}: [judge]"),
+        gather_seconds=_seconds(judge, "gather_seconds", 0.05, f"{path}: [judge]", upto=5),
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
@@ -201,17 +201,18 @@ def _bool(table: dict[str, Any], key: str, default: bool, where: str) -> bool:
     return value
 
 
-def _positive(table: dict[str, Any], key: str, default: float, where: str) -> float:
+def _seconds(
+    table: dict[str, Any], key: str, default: float, where: str, *, upto: float | None = None
+) -> float:
+    """A number of seconds: positive, or with ``upto`` from 0 to ``upto``."""
     value = table.get(key, default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or value <= 0:
+    number = isinstance(value, (int, float)) and not isinstance(value, bool)
+    if upto is None and not (number and value > 0):
         raise ConfigError(f"{where} {key}: expected a positive number of seconds, got {value!r}")
-    return float(value)
-
-
-def _short_wait(table: dict[str, Any], key: str, default: float, where: str) -> float:
-    value = table.get(key, default)
-    if not isinstance(value, (int, float)) or isinstance(value, bool) or not 0 <= value <= 5:
-        raise ConfigError(f"{where} {key}: expected a number of seconds from 0 to 5, got {value!r}")
+    if upto is not None and not (number and 0 <= value <= upto):
+        raise ConfigError(
+            f"{where} {key}: expected a number of seconds from 0 to {upto:g}, got {value!r}"
+        )
     return float(value)
 
 

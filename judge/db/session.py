@@ -198,7 +198,7 @@ def _begin_immediate(connection: Connection, timeout: float) -> None:
                 dbapi_connection.execute("BEGIN IMMEDIATE")
                 return
             except sqlite3.OperationalError as err:
-                busy = "locked" in str(err) or "busy" in str(err)
+                busy = err.sqlite_errorcode in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
                 if not busy or time.monotonic() >= deadline:
                     # Once more through SQLAlchemy, so that an error is raised wrapped,
                     # as every other statement's is.
