@@ -371,8 +371,6 @@ def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
     """
     best: Message | None = None
     best_rank = len(preferencelist)
-    # get_body descends only when the top part is really multipart.
-    descend = msg.is_multipart()
     stack = [msg]
     while stack:
         part = stack.pop()
@@ -387,10 +385,9 @@ def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
                     if rank == 0:
                         break
             continue
-        if maintype != "multipart" or not descend:
-            continue
         payload = part.get_payload()
-        if not isinstance(payload, list):
+        # Only a part that really is multipart (its payload a list) is descended into.
+        if maintype != "multipart" or not isinstance(payload, list):
             continue
         subparts = [sub for sub in payload if isinstance(sub, Message)]
         if subtype == "related":

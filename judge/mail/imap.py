@@ -28,7 +28,7 @@ from imapclient import DELETED, SEEN, IMAPClient  # type: ignore[import-untyped]
 from imapclient.exceptions import LoginError  # type: ignore[import-untyped]
 
 from judge.config import ImapSettings
-from judge.mail.net import readable
+from judge.mail.net import readable, settings_hint
 
 __all__ = ["STORED_KEYWORD", "ImapInbox"]
 
@@ -445,25 +445,9 @@ def _keep_alive(sock: socket.socket) -> None:
 
 
 def _hint(err: Exception, settings: ImapSettings) -> str:
-    """What to check in the settings for a connection error that comes from them, as a
-    suffix for the log line (empty for the others, which are the network's or the
-    server's)."""
+    """What to check in ``[imap]`` for a connection error that comes from the settings."""
     if isinstance(err, LoginError):
         return " (check [imap] username and password)"
-    if isinstance(err, ssl.SSLCertVerificationError):
-        return (
-            " (the server's certificate is not trusted here: set [imap] ca_file to the CA "
-            "that signed it)"
-        )
-    if isinstance(err, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(err):
-        if settings.security == "tls":
-            return (
-                " (the server does not speak TLS on this port: use its IMAPS port, usually "
-                '993, or security = "starttls" on this one)'
-            )
-        return " (the server's TLS handshake failed: check [imap] security and port)"
-    if isinstance(err, ConnectionRefusedError):
-        return " (nothing listens there: check [imap] host and port)"
-    if isinstance(err, socket.gaierror):
-        return " (the host name does not resolve: check [imap] host)"
-    return ""
+    return settings_hint(
+        err, "imap", implicit_tls=settings.security == "tls", tls_port="IMAPS port, usually 993"
+    )

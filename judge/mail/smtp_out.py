@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import logging
 import smtplib
-import socket
 import ssl
 import time
 from datetime import datetime
@@ -27,7 +26,7 @@ from typing import Self
 from judge.config import SmtpSettings
 from judge.db.models import OutboundMessage
 from judge.mail.maildir import build_email
-from judge.mail.net import readable
+from judge.mail.net import readable, settings_hint
 from judge.services.context import Judge
 from judge.services.outbox import PermanentError, ServerUnavailable, TransientError
 
@@ -104,28 +103,11 @@ def classify_error(
     if isinstance(err, OSError):
         # Refused, unreachable, timed out (TimeoutError), TLS handshake or certificate
         # failures (ssl.SSLError): all OSErrors.
-        return ServerUnavailable(f"cannot reach {server}: {err}{_hint(err, implicit_tls)}")
+        hint = settings_hint(
+            err, "smtp", implicit_tls=implicit_tls, tls_port="submissions port, usually 465"
+        )
+        return ServerUnavailable(f"cannot reach {server}: {err}{hint}")
     return None
-
-
-def _hint(err: OSError, implicit_tls: bool) -> str:
-    """What to check in the settings for a network error that comes from them (empty for
-    the others): it shows in the log and in the game master's notice."""
-    if isinstance(err, ssl.SSLCertVerificationError):
-        return (
-            " (the server's certificate is not trusted here: set [smtp] ca_file to the CA "
-            "that signed it)"
-        )
-    if isinstance(err, ssl.SSLError) and "WRONG_VERSION_NUMBER" in str(err) and implicit_tls:
-        return (
-            " (the server does not speak TLS on this port: use its submissions port, usually "
-            '465, or security = "starttls" on this one)'
-        )
-    if isinstance(err, ConnectionRefusedError):
-        return " (nothing listens there: check [smtp] host and port)"
-    if isinstance(err, socket.gaierror):
-        return " (the host name does not resolve: check [smtp] host)"
-    return ""
 
 
 class SmtpTransport:

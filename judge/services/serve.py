@@ -256,8 +256,10 @@ class Server:
                 lines += load_new_games(session, self.app.judge, games_dir, now)
         for line in lines:
             log.info("%s", line)
-            if "edit refused" in line or "not loaded" in line:
-                self.outbox_ready.set()
+        if lines:
+            # A game loaded, an edit applied or refused: each may have queued mail (game
+            # start, new deadline, a note to the master), and waking the sender is cheap.
+            self.outbox_ready.set()
         with self.app.sessions() as session, session.begin():
             sent = send_reminders(session, self.app.judge, now)
             sent += send_late_notices(session, self.app.judge, now)
@@ -327,7 +329,6 @@ class Server:
                 self.store,
                 store_many=self.store_many,
                 stop=self.stopping,
-                on_stored=self.inbox_ready.set,
                 gather=settings.gather_seconds,
             )
             self.inbound = inbox
