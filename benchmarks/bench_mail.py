@@ -3,6 +3,7 @@
 Usage::
 
     python benchmarks/bench_mail.py [--messages 1000] [--mode imap|smtp|both] [--rate R]
+                                    [--database sqlite|postgresql]
                                     [--in-process [--no-profile]] [--keep]
                                     [--sqlite default|wal|wal-normal] [--one-connection]
 
@@ -77,6 +78,7 @@ for _path in (str(ROOT / "tests"), str(ROOT)):
         sys.path.insert(0, _path)
 
 from dovecot import Dovecot  # noqa: E402
+from netutil import free_port, log_tail  # noqa: E402
 from pgserver import PostgresError, PostgresServer  # noqa: E402
 from servicekit import GAME_FILE  # noqa: E402
 from smtpsink import Received, SmtpSink, header  # noqa: E402
@@ -191,13 +193,6 @@ def build_messages(count: int, passwords: dict[str, str], run: str) -> list[Outg
 
 
 # -- setting up a judge ----------------------------------------------------------------
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def write_settings(
@@ -440,7 +435,7 @@ def wait_ready(judge: Subprocess | InProcess, mode: str, port: int, timeout: flo
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if not judge.alive():
-            raise BenchError(f"judge serve exited:\n{tail(judge.log)}")
+            raise BenchError(f"judge serve exited:\n{log_tail(judge.log)}")
         if mode == "imap":
             text = judge.log.read_text(errors="replace") if judge.log.exists() else ""
             if "with IDLE" in text:
@@ -451,14 +446,7 @@ def wait_ready(judge: Subprocess | InProcess, mode: str, port: int, timeout: flo
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), 0.5):
                 return
         time.sleep(0.05)
-    raise BenchError(f"judge serve not ready after {timeout} s:\n{tail(judge.log)}")
-
-
-def tail(path: Path, lines: int = 30) -> str:
-    try:
-        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
+    raise BenchError(f"judge serve not ready after {timeout} s:\n{log_tail(judge.log)}")
 
 
 # -- delivering ------------------------------------------------------------------------

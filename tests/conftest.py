@@ -23,11 +23,15 @@ def postgres_url() -> Iterator[str]:
     suite, and .ci/run installs the server.
     """
     server = PostgresServer(fsync=False)
+    problem = ""
     try:
         try:
             server.start()
         except PostgresError as err:
-            pytest.fail(str(err), pytrace=False)
+            problem = str(err)
+        if problem:
+            # Outside the except clause, so the report is the message alone, not a chain.
+            pytest.fail(problem, pytrace=False)
         yield server.url
     finally:
         server.stop()

@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import trustme
+from netutil import free_port
 
 from judge.config import ImapSettings
 
@@ -36,13 +37,6 @@ APT_PACKAGES = "dovecot-imapd dovecot-lmtpd"
 
 class DovecotError(RuntimeError):
     """Dovecot is missing or would not start; the message says why and what to install."""
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def _listening(port: int) -> bool:
@@ -106,9 +100,9 @@ class Dovecot:
         # Dovecot's unprivileged processes must reach their sockets and the mail under here;
         # mkdtemp makes 0700.
         self.directory.chmod(0o755)
-        self.imap_port = _free_port()
-        self.imaps_port = _free_port()
-        self.lmtp_port = _free_port()
+        self.imap_port = free_port()
+        self.imaps_port = free_port()
+        self.lmtp_port = free_port()
         self.log = self.directory / "dovecot.log"
         self.ca_file = str(self.directory / "ca.pem")
         self._process: subprocess.Popen[bytes] | None = None

@@ -10,12 +10,13 @@ from __future__ import annotations
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
+
+from netutil import free_port, log_tail
 
 PROGRAMS = ("initdb", "postgres", "pg_isready")
 SERVER_USER = "postgres"
@@ -51,22 +52,6 @@ def find_postgres_programs() -> dict[str, Path] | None:
     if all(found.values()):
         return {name: Path(str(path)) for name, path in found.items()}
     return None
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on now."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
-def log_tail(log: Path, lines: int = 30) -> str:
-    """The last ``lines`` lines of a log file, for an error message."""
-    try:
-        return "\n".join(log.read_text(errors="replace").splitlines()[-lines:])
-    except OSError:
-        return "(no log)"
 
 
 class PostgresServer:

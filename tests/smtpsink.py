@@ -13,7 +13,6 @@ import email.parser
 import email.policy
 import functools
 import shutil
-import socket
 import ssl
 import tempfile
 import threading
@@ -27,6 +26,7 @@ from typing import Any, Literal, Self
 import trustme
 from aiosmtpd.controller import Controller
 from aiosmtpd.smtp import SMTP, AuthResult, Envelope, LoginPassword, Session
+from netutil import free_port
 
 __all__ = ["TEMPORARY", "UNKNOWN_USER", "Received", "SmtpSink"]
 
@@ -74,14 +74,6 @@ class Received:
         assert body is not None, "no text/plain part"
         content: str = body.get_content()
         return content.replace("\r\n", "\n")
-
-
-def free_port() -> int:
-    """A TCP port on 127.0.0.1 that nothing listens on just now (aiosmtpd refuses port 0)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 class SmtpSink:

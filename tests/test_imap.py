@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from dovecot import Dovecot
 from imapclient import IMAPClient  # type: ignore[import-untyped]
+from netutil import free_port
 from sqlalchemy import func, select
 
 from judge.config import ImapSettings
@@ -511,11 +512,7 @@ def test_tls_on_a_plain_port_names_the_fix(
 
 
 def test_nothing_listening_names_the_settings_to_check(caplog: pytest.LogCaptureFixture) -> None:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]  # closed again: nothing listens there
+    port = free_port()  # closed again: nothing listens there
     settings = ImapSettings(
         host="127.0.0.1", port=port, security="none", username="u", password="p"
     )

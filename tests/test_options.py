@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import random
 
+import enginekit
 import pytest
-from enginekit import MAP, pos
+from enginekit import MAP
 
 from judge.engine.adjudicator import adjudicate
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
@@ -47,7 +48,7 @@ def position(
     phase: str, *units: tuple[str, str, str], centres: dict[str, str] | None = None
 ) -> Position:
     """A position from (power, "A"/"F", location) triples."""
-    return pos(phase, list(units), centres)
+    return enginekit.pos(phase, list(units), centres)
 
 
 def assert_all_legal(pos: Position, rules: Rules | None = None) -> None:

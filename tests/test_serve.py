@@ -3,6 +3,8 @@ local Maildirs, deadlines processed, a clean stop on SIGTERM."""
 
 from __future__ import annotations
 
+import dataclasses
+import signal
 import smtplib
 import socket
 import subprocess
@@ -13,6 +15,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
+from netutil import free_port
 from servicekit import GAME_FILE, at, make_app
 from sqlalchemy import select
 
@@ -23,13 +26,6 @@ from judge.services.games import load_game, start_game
 from judge.services.serve import Server
 
 ROOT = Path(__file__).resolve().parent.parent
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> None:
@@ -51,8 +47,6 @@ class Clock:
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[App, Server, Clock, int]]:
-    import dataclasses
-
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'judge.db'}")
     port = free_port()
     app.judge.settings = dataclasses.replace(
@@ -140,8 +134,6 @@ def test_deadline_passes_and_the_phase_is_processed(
 
 
 def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
-    import signal
-
     port = free_port()
     config = tmp_path / "config" / "judge.toml"
     config.parent.mkdir()
@@ -188,7 +180,6 @@ def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
 def test_judge_serve_that_cannot_listen_says_so_and_exits(tmp_path: Path) -> None:
     """The worker processes started before the SMTP port was found taken stop too:
     without that the process would wait for them forever on its way out."""
-    import socket
 
     taken = socket.socket()
     taken.bind(("127.0.0.1", 0))

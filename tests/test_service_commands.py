@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -287,8 +288,6 @@ def test_a_batch_is_processed_in_order_in_one_transaction(game: tuple[App, Table
 def test_the_reply_ration_counts_earlier_replies_and_the_batch_itself(
     game: tuple[App, Table],
 ) -> None:
-    import dataclasses
-
     app, table = game
     app.judge.settings = dataclasses.replace(app.judge.settings, replies_per_hour=3)
     robot, other = "robot@example.net", "other@example.net"
@@ -406,8 +405,6 @@ def test_autostart_when_the_file_names_all_seven_players(tmp_path: Path) -> None
 
 
 def test_replies_per_sender_are_rate_limited(tmp_path: Path) -> None:
-    import dataclasses
-
     app, table = started_game(tmp_path)
     app.judge.settings = dataclasses.replace(app.judge.settings, replies_per_hour=3)
     for minute in range(5):
@@ -423,8 +420,6 @@ def test_replies_per_sender_are_rate_limited(tmp_path: Path) -> None:
 
 
 def test_oversized_message_gets_a_polite_refusal(tmp_path: Path) -> None:
-    import dataclasses
-
     app, table = started_game(tmp_path)
     app.judge.settings = dataclasses.replace(app.judge.settings, max_message_bytes=2000)
     table.send("england@example.org", "SIGNON Etest01 pw-eng\n" + "x" * 5000, "2026-11-23 13:00")

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.cli import main
 from judge.config import ConfigError, load_settings
 
 
@@ -65,8 +66,6 @@ def test_the_compose_settings_point_at_the_compose_services() -> None:
 def test_a_wrong_settings_file_is_an_error_message_not_a_traceback(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from judge.cli import main
-
     path = settings_file(tmp_path, "[judge]\nbogus = 1\n")
     assert main(["--config", str(path), "outbox"]) == 2
     err = capsys.readouterr().err
@@ -76,8 +75,6 @@ def test_a_wrong_settings_file_is_an_error_message_not_a_traceback(
 def test_a_database_that_cannot_be_opened_is_named_without_its_password(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from judge.cli import main
-
     path = settings_file(
         tmp_path,
         '[judge]\ndatabase_url = "postgresql+psycopg://judge:sekrit@127.0.0.1:1/judge"\n'
