@@ -155,17 +155,26 @@ def _target(unit_type: Any, location: str) -> str:
     return f"{unit_type.value} {_loc(location)}"
 
 
-def to_diplomacy(order: Order) -> str:
-    """``order`` in the syntax of the ``diplomacy`` package (``A PAR S A MAR - BUR``)."""
+def to_diplomacy(order: Order, position: Position | None = None) -> str:
+    """``order`` in the syntax of the ``diplomacy`` package (``A PAR S A MAR - BUR``).
+
+    Given the ``position``, a supported fleet on a split coast is named with its coast, as
+    the package names units (``F BLA S F BUL/EC``, ``F SWE S F STP/SC - BOT``).
+    """
+
+    def target_at(target: str) -> str:
+        unit = position.units.get(target) if position is not None else None
+        return unit.location if unit is not None else target
+
     match order:
         case Hold():
             return f"{_unit(order)} H"
         case Move(destination=dest, via_convoy=via):
             return f"{_unit(order)} - {_loc(dest)}" + (" VIA" if via else "")
         case SupportHold(target_type=tt, target=target):
-            return f"{_unit(order)} S {_target(tt, target)}"
+            return f"{_unit(order)} S {_target(tt, target_at(target))}"
         case SupportMove(target_type=tt, target=target, destination=dest):
-            return f"{_unit(order)} S {_target(tt, target)} - {_loc(dest)}"
+            return f"{_unit(order)} S {_target(tt, target_at(target))} - {_loc(dest)}"
         case Convoy(target_type=tt, target=target, destination=dest):
             return f"{_unit(order)} C {_target(tt, target)} - {_loc(dest)}"
         case Retreat(destination=dest):

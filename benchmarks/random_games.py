@@ -12,6 +12,15 @@ rest of its units then hold, move, support (preferring moves already ordered, by
 power) or convoy at random.  Retreats are usually made when there is somewhere to go,
 builds and removals are chosen at random among the legal ones, with the odd waive.
 
+``coasts=True`` plays games for the differential run against the ``diplomacy`` package
+(``benchmarks/differential.py``), which must exercise the split coasts: moves into
+Bulgaria, Spain and St Petersburg (by land, by sea and by convoy) are preferred, a
+support of a fleet's move to a coast names that coast (now and then the other one, or
+none), and the orders' text names the coast of every fleet it mentions (``F Bla S F
+Bul/ec``, ``A Fin S F StP/sc-Bot``).  ``missed_removals`` is the chance that a power owing
+removals orders one fewer, so the civil-disorder rule picks the last.  Neither changes
+the games played without them.
+
 Run as a script to print one game: ``python benchmarks/random_games.py SEED [LAST_YEAR]``.
 """
 
@@ -20,7 +29,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -70,6 +79,11 @@ REST_WEIGHTS: Mapping[type[Order], float] = {
 RETREAT_CHANCE = 0.85
 #: Chance that a build owed is waived.
 WAIVE_CHANCE = 0.08
+#: With ``coasts``: chance that a move is picked among those into a province with coasts.
+COAST_MOVE_CHANCE = 0.5
+#: With ``coasts``: chance that a support of a fleet's move to a coast names that coast;
+#: of the rest, half name the other coast (a support that fails, DATC 6.B.9), half none.
+COAST_NAME_CHANCE = 0.8
 
 
 @dataclass(frozen=True)
@@ -90,8 +104,17 @@ class PhaseRecord:
     adjudication: Adjudication = field(repr=False, compare=False)
 
 
-def play_game(seed: int, last_year: int = 1930, rules: Rules | None = None) -> list[PhaseRecord]:
+def play_game(
+    seed: int,
+    last_year: int = 1930,
+    rules: Rules | None = None,
+    *,
+    coasts: bool = False,
+    missed_removals: float = 0.0,
+) -> list[PhaseRecord]:
     """Play the standard game from Spring 1901 to the end of ``last_year`` or a solo.
+
+    ``coasts`` and ``missed_removals`` are described in the module notes.
 
     >>> game = play_game(7, last_year=1901)
     >>> [r.phase for r in game][:2]
@@ -105,7 +128,9 @@ def play_game(seed: int, last_year: int = 1930, rules: Rules | None = None) -> l
     position = Position.initial(game_map)
     records: list[PhaseRecord] = []
     while position.phase.year <= last_year:
-        orders = choose_orders(rng, position, rules)
+        orders = choose_orders(
+            rng, position, rules, coasts=coasts, missed_removals=missed_removals
+        )
         out = adjudicate(position, orders, rules)
         records.append(
             PhaseRecord(
@@ -113,8 +138,7 @@ def play_game(seed: int, last_year: int = 1930, rules: Rules | None = None) -> l
                 document=position_to_document(position),
                 orders={p: tuple(o) for p, o in orders.items()},
                 texts={
-                    p: tuple(format_order(o, game_map, short=True) for o in os)
-                    for p, os in orders.items()
+                    p: tuple(_text(o, position, coasts) for o in os) for p, os in orders.items()
                 },
                 position=position,
                 adjudication=out,
@@ -127,27 +151,44 @@ def play_game(seed: int, last_year: int = 1930, rules: Rules | None = None) -> l
 
 
 def choose_orders(
-    rng: random.Random, position: Position, rules: Rules | None = None
+    rng: random.Random,
+    position: Position,
+    rules: Rules | None = None,
+    *,
+    coasts: bool = False,
+    missed_removals: float = 0.0,
 ) -> dict[str, list[Order]]:
     """Random legal orders for every power in ``position``'s phase (powers sorted)."""
     rules = rules or Rules()
     kind = position.phase.kind
     if kind is PhaseKind.MOVEMENT:
-        return _movement(rng, position, rules)
+        return _movement(rng, position, rules, coasts)
     if kind is PhaseKind.RETREAT:
         return _retreats(rng, position)
-    return _adjustments(rng, position, rules)
+    return _adjustments(rng, position, rules, missed_removals)
+
+
+def _text(order: Order, position: Position, coasts: bool) -> str:
+    """``order`` in the short judge form; with ``coasts``, fleets it names with their coast."""
+    if coasts and isinstance(order, (SupportHold, SupportMove)):
+        target = position.units.get(order.target)
+        if target is not None and target.location != order.target:
+            order = replace(order, target=target.location)
+    return format_order(order, position.map, short=True)
 
 
 # -- movement ---------------------------------------------------------------------------
 
 
-def _movement(rng: random.Random, position: Position, rules: Rules) -> dict[str, list[Order]]:
+def _movement(
+    rng: random.Random, position: Position, rules: Rules, coasts: bool = False
+) -> dict[str, list[Order]]:
     options = movement_options(position, rules)
     option_sets = {prov: set(found) for prov, found in options.items()}
     units = position.units
     game_map = position.map
-    ordered_moves: set[tuple[str, str]] = set()  # (unit province, destination province)
+    # (unit province, destination province) -> the destination as ordered (with its coast)
+    ordered_moves: dict[tuple[str, str], str] = {}
     convoyed_moves: set[tuple[str, str]] = set()
     out: dict[str, list[Order]] = {}
     for power in sorted({u.power for u in units.values()}):
@@ -162,8 +203,7 @@ def _movement(rng: random.Random, position: Position, rules: Rules) -> dict[str,
             moves = [o for o in options[prov] if type(o) is Move]
             if not moves:
                 continue
-            move = rng.choice(moves)
-            assert isinstance(move, Move)
+            move = _pick_move(rng, moves, position, coasts)
             dest = game_map.province_of(move.destination)
             if move.via_convoy:
                 fleets = [
@@ -176,39 +216,83 @@ def _movement(rng: random.Random, position: Position, rules: Rules) -> dict[str,
                     land = [m for m in moves if isinstance(m, Move) and not m.via_convoy]
                     if not land:
                         continue
-                    move = rng.choice(land)
-                    assert isinstance(move, Move)
+                    move = _pick_move(rng, land, position, coasts)
                     dest = game_map.province_of(move.destination)
                 else:
                     for f in fleets:
                         chosen[f] = Convoy(FLEET, units[f].location, ARMY, prov, dest)
                     convoyed_moves.add((prov, dest))
             chosen[prov] = move
-            ordered_moves.add((prov, dest))
+            ordered_moves[(prov, dest)] = move.destination
             for s in mine:
                 if s in chosen or rng.random() >= BACKING_CHANCE:
                     continue
                 backer = units[s]
                 support = SupportMove(backer.type, backer.location, units[prov].type, prov, dest)
                 if support in option_sets[s]:
-                    chosen[s] = support
+                    chosen[s] = _name_coast(rng, support, move.destination, position, coasts)
 
         # 2. Everything else at random, by kind.
         for prov in turn:
             if prov not in chosen:
-                chosen[prov] = _random_order(rng, options[prov], ordered_moves, convoyed_moves)
-                picked = chosen[prov]
+                picked = _random_order(
+                    rng, options[prov], ordered_moves, convoyed_moves, position, coasts
+                )
                 if type(picked) is Move:
-                    ordered_moves.add((prov, game_map.province_of(picked.destination)))
+                    ordered_moves[(prov, game_map.province_of(picked.destination))] = (
+                        picked.destination
+                    )
+                chosen[prov] = picked
         out[power] = [chosen[p] for p in mine]
     return out
+
+
+def _pick_move(
+    rng: random.Random, moves: Sequence[Order], position: Position, coasts: bool
+) -> Move:
+    """One of ``moves``; with ``coasts``, often one into a province with coasts."""
+    pool = moves
+    if coasts and rng.random() < COAST_MOVE_CHANCE:
+        coasts_of = position.map.coasts
+        split = [
+            m
+            for m in moves
+            if isinstance(m, Move) and position.map.province_of(m.destination) in coasts_of
+        ]
+        pool = split or moves
+    move = rng.choice(pool)
+    assert isinstance(move, Move)
+    return move
+
+
+def _name_coast(
+    rng: random.Random, support: SupportMove, ordered: str, position: Position, coasts: bool
+) -> SupportMove:
+    """With ``coasts``, ``support`` of a fleet's move to the coast ``ordered`` names a coast.
+
+    Mostly the coast ordered; otherwise the province (any coast) or another coast the
+    fleet could also reach (the support then fails, DATC 6.B.9).
+    """
+    if not coasts or "/" not in ordered or support.target_type is not FLEET:
+        return support
+    roll = rng.random()
+    if roll < COAST_NAME_CHANCE:
+        return replace(support, destination=ordered)
+    game_map = position.map
+    reach = game_map.fleet_adj.get(position.units[support.target].location, frozenset())
+    others = [c for c in game_map.coasts[support.destination] if c != ordered and c in reach]
+    if others and roll < (1 + COAST_NAME_CHANCE) / 2:
+        return replace(support, destination=others[0])
+    return support
 
 
 def _random_order(
     rng: random.Random,
     choices: Sequence[Order],
-    ordered_moves: set[tuple[str, str]],
+    ordered_moves: Mapping[tuple[str, str], str],
     convoyed_moves: set[tuple[str, str]],
+    position: Position,
+    coasts: bool = False,
 ) -> Order:
     by_kind: dict[type[Order], list[Order]] = {}
     for order in choices:
@@ -218,11 +302,17 @@ def _random_order(
     kinds = [k for k in REST_WEIGHTS if k in by_kind]
     kind = rng.choices(kinds, weights=[REST_WEIGHTS[k] for k in kinds])[0]
     pool = by_kind[kind]
+    if kind is Move:
+        return _pick_move(rng, pool, position, coasts)
     if kind is SupportMove:
         useful = [o for o in pool if _support_key(o) in ordered_moves]
         if useful and rng.random() < MATCH_CHANCE:
             pool = useful
-    elif kind is Convoy:
+        picked = rng.choice(pool)
+        assert isinstance(picked, SupportMove)
+        ordered = ordered_moves.get(_support_key(picked))
+        return _name_coast(rng, picked, ordered, position, coasts) if ordered else picked
+    if kind is Convoy:
         useful = [o for o in pool if _support_key(o) in convoyed_moves]
         if useful:
             pool = useful
@@ -251,14 +341,20 @@ def _retreats(rng: random.Random, position: Position) -> dict[str, list[Order]]:
     return {p: out[p] for p in sorted(out)}
 
 
-def _adjustments(rng: random.Random, position: Position, rules: Rules) -> dict[str, list[Order]]:
+def _adjustments(
+    rng: random.Random, position: Position, rules: Rules, missed_removals: float = 0.0
+) -> dict[str, list[Order]]:
     out: dict[str, list[Order]] = {}
     game_map = position.map
     for power in game_map.powers:
         owed = position.adjustment(power)
         if owed < 0:
+            if missed_removals and rng.random() < missed_removals:
+                owed += 1  # one removal left to the civil-disorder rule
             units = position.units_of(power)
-            out[power] = [Remove(u.type, u.location) for u in rng.sample(units, -owed)]
+            removals = [Remove(u.type, u.location) for u in rng.sample(units, -owed)]
+            if removals:
+                out[power] = removals
         elif owed > 0:
             by_centre: dict[str, list[Order]] = {}
             for order in adjustment_options(position, power, rules):

@@ -1,0 +1,920 @@
+"""Differential run: our engine against the ``diplomacy`` package, phase by phase.
+
+Usage::
+
+    python benchmarks/differential.py [--games N] [--first-seed S] [--last-year Y]
+                                      [--rules 2000|2023] [--show N]
+
+Plays ``--games`` seeded random games (seeds S..S+N-1, ``coasts=True`` so that supports,
+convoys and moves name the split coasts, and now and then a removal is left to the
+civil-disorder rule; see ``random_games.py``) and adjudicates every phase with both
+engines from the same position: ours from the orders' text (parsing included), the
+package from its own syntax, in a separate process (``diplomacy_phases.py`` in
+``benchmarks/.venv-diplomacy``; the AGPL package is never imported here).  Each phase
+starts from our position, so a difference never carries over to the next phase.
+
+A phase differs when the next positions differ (phase, units, dislodged units and their
+retreats, centres), when a support is cut or void in one engine only, or when the
+package refuses an order we accepted.  Every differing phase is matched against
+:data:`CLASSES`, the known kinds of difference: each has a recogniser, a minimal position
+that shows it, the rule that decides it and whose defect it is.  A phase no class
+explains is printed in full (the JSON document for ``judge adjudicate`` and the
+differences) and the run exits with status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+if __package__ in (None, ""):  # run as a script: make ``judge`` and ``benchmarks`` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.bench_adjudicate import _loc, _package_state, to_diplomacy
+from benchmarks.random_games import PhaseRecord, play_game
+from judge.engine.adjudicator import Adjudication, adjudicate
+from judge.engine.document import position_to_document
+from judge.engine.notation import format_order
+from judge.engine.orders import Hold, Order, SupportHold, SupportMove
+from judge.engine.phases import PhaseKind
+from judge.engine.position import Position
+from judge.engine.results import Note
+from judge.engine.rules import Rules
+from judge.engine.units import FLEET
+
+HERE = Path(__file__).resolve().parent
+DIPLOMACY_PYTHON = HERE / ".venv-diplomacy" / "bin" / "python"
+PHASES_SCRIPT = HERE / "diplomacy_phases.py"
+#: Chance that a power owing removals leaves one to the civil-disorder rule.
+MISSED_REMOVALS = 0.1
+
+
+# -- one phase, both engines ------------------------------------------------------------
+
+
+@dataclass
+class PhaseDiff:
+    """A phase both engines adjudicated, and how their outcomes differ (if they do).
+
+    ``theirs`` is the package's answer (``state``, ``results``, ``errors``, see
+    ``diplomacy_phases.py``); ``differences`` maps what differs (``phase``, ``units``,
+    ``retreats``, ``centers``, ``supports``, ``refused``) to the two sides.
+    """
+
+    seed: int
+    record: PhaseRecord
+    rules: Rules
+    ours: Adjudication
+    theirs: dict[str, Any]
+    differences: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def position(self) -> Position:
+        """The position the phase was played from."""
+        return self.record.position
+
+    def orders(self) -> list[tuple[str, Order]]:
+        """Every (power, order) given, as values."""
+        return [(p, o) for p, os in self.record.orders.items() for o in os]
+
+    def document(self) -> dict[str, Any]:
+        """The phase as a ``judge adjudicate`` input document."""
+        doc = position_to_document(self.position)
+        doc["orders"] = {p: list(t) for p, t in self.record.texts.items()}
+        return doc
+
+
+def package_unit(unit_type: Any, location: str) -> str:
+    """A unit as the package names it: ``F STP/SC``, ``F LYO``."""
+    return f"{unit_type.value} {_loc(location)}"
+
+
+def comparable(state: Mapping[str, Any]) -> dict[str, Any]:
+    """The parts of a package-shaped state both engines must agree on, normalised."""
+    return {
+        "phase": state.get("name"),
+        "units": {p: sorted(u) for p, u in state.get("units", {}).items() if u},
+        "retreats": {
+            p: {u: sorted(r) for u, r in sorted(rs.items())}
+            for p, rs in state.get("retreats", {}).items()
+            if rs
+        },
+        "centers": {p: sorted(c) for p, c in state.get("centers", {}).items() if c},
+    }
+
+
+def _support_notes(ours: Adjudication) -> dict[str, tuple[bool, bool]]:
+    """Package unit name -> (cut, void) of each support we adjudicated.
+
+    Cut includes a supporter dislodged (the package notes both ``cut`` and
+    ``dislodged``); void includes a support of an order not given.
+    """
+    out: dict[str, tuple[bool, bool]] = {}
+    for result in ours.results:
+        order = result.order
+        if isinstance(order, (SupportHold, SupportMove)) and order.unit_type is not None:
+            out[package_unit(order.unit_type, order.location)] = (
+                result.has(Note.CUT) or result.has(Note.DISLODGED),
+                result.has(Note.VOID) or result.has(Note.NO_SUCH_ORDER),
+            )
+    return out
+
+
+def _their_support(notes: list[str]) -> tuple[bool, bool]:
+    return ("cut" in notes or "dislodged" in notes, "void" in notes)
+
+
+def differences(ours: Adjudication, theirs: Mapping[str, Any]) -> dict[str, Any]:
+    """What differs between our adjudication and the package's answer (empty: nothing)."""
+    out: dict[str, Any] = {}
+    mine = comparable(_package_state(ours.position))
+    other = comparable(theirs["state"])
+    if ours.winner is not None and mine["units"] == other["units"]:
+        other["phase"] = mine["phase"]  # after a solo the package stops; so do we
+    for key in ("phase", "units", "retreats", "centers"):
+        if mine[key] == other[key]:
+            continue
+        if isinstance(mine[key], dict):
+            powers = sorted(set(mine[key]) | set(other[key]))
+            out[key] = {
+                p: {"ours": mine[key].get(p), "theirs": other[key].get(p)}
+                for p in powers
+                if mine[key].get(p) != other[key].get(p)
+            }
+        else:
+            out[key] = {"ours": mine[key], "theirs": other[key]}
+    cuts: dict[str, Any] = {}
+    voids: dict[str, Any] = {}
+    results = theirs.get("results", {})
+    for unit, (cut, void) in _support_notes(ours).items():
+        notes = results.get(unit, [])
+        their_cut, their_void = _their_support(notes)
+        if cut != their_cut:
+            cuts[unit] = {"ours": cut, "theirs": their_cut}
+        if void != their_void:
+            voids[unit] = {"ours": void, "theirs": their_void}
+    if cuts:
+        out["support cut"] = cuts
+    if voids:
+        out["support void"] = voids
+    if theirs.get("errors"):
+        out["refused"] = list(theirs["errors"])
+    return out
+
+
+#: One thing that differs: ``("units", power, unit)``, ``("retreats", power, unit)``,
+#: ``("centers", power, centre)``, ``("phase",)``, ``("support cut", unit)``,
+#: ``("support void", unit)``, ``("refused", message)``.
+Item = tuple[str, ...]
+
+
+def items(found: Mapping[str, Any]) -> set[Item]:
+    """The differences of :func:`differences` split into single items."""
+    out: set[Item] = set()
+    for key, value in found.items():
+        if key == "phase":
+            out.add(("phase",))
+        elif key in ("units", "centers"):
+            for power, sides in value.items():
+                mine, other = set(sides["ours"] or ()), set(sides["theirs"] or ())
+                out.update((key, power, u) for u in mine ^ other)
+        elif key == "retreats":
+            for power, sides in value.items():
+                mine, other = sides["ours"] or {}, sides["theirs"] or {}
+                out.update(
+                    (key, power, u)
+                    for u in set(mine) | set(other)
+                    if mine.get(u) != other.get(u)
+                )
+        elif key == "refused":
+            out.update((key, message) for message in value)
+        else:
+            out.update((key, unit) for unit in value)
+    return out
+
+
+def readjudicate(diff: PhaseDiff, change: Callable[[Order], Order]) -> Adjudication:
+    """Our engine again on the phase, each order passed through ``change`` first."""
+    orders = {p: [change(o) for o in os] for p, os in diff.record.orders.items()}
+    return adjudicate(diff.position, orders, diff.rules)
+
+
+def explained_by_change(diff: PhaseDiff, change: Callable[[Order], Order]) -> set[Item]:
+    """The items that go away when our engine is given the orders changed by ``change``.
+
+    ``change`` rewrites orders into ones that mean the same under the rule at issue, so
+    what goes away was caused by how we handle that rule.
+    """
+    before = items(diff.differences)
+    after = items(differences(readjudicate(diff, change), diff.theirs))
+    return before - after if not after - before else set()
+
+
+# -- the known classes of difference ----------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffClass:
+    """A known kind of difference between the two engines.
+
+    ``explains`` gives the items of a differing phase that this kind of difference
+    accounts for (empty: none); ``minimal`` is the smallest position (a ``judge
+    adjudicate`` document) that shows it; ``rule`` is what decides who is right;
+    ``defect`` says whose mistake it is.
+    """
+
+    key: str
+    title: str
+    explains: Callable[[PhaseDiff], set[Item]]
+    minimal: dict[str, Any]
+    rule: str
+    defect: str
+    editions: tuple[str, ...] = ("2000", "2023")
+
+
+def _orders_by_province(diff: PhaseDiff) -> dict[str, tuple[str, Order]]:
+    game_map = diff.position.map
+    return {game_map.province_of(o.location): (p, o) for p, o in diff.orders()}
+
+
+def _results_by_province(ours: Adjudication, game_map: Any) -> dict[str, Any]:
+    return {game_map.province_of(r.order.location): r for r in ours.results}
+
+
+def _support_items(diff: PhaseDiff, kind: str) -> list[tuple[Item, str, Any]]:
+    """The ``kind`` support items of ``diff`` with the supporter's province and order."""
+    found = []
+    orders = _orders_by_province(diff)
+    game_map = diff.position.map
+    for unit in diff.differences.get(kind, {}):
+        location = unit.split()[1].lower()
+        prov = game_map.province_of({"lyo": "gol"}.get(location, location))
+        if prov in orders:
+            found.append(((kind, unit), prov, orders[prov]))
+    return found
+
+
+def _is_convoyed(diff: PhaseDiff, prov: str) -> bool:
+    """Whether the unit in ``prov`` was ordered to move by convoy (or by sea only)."""
+    order = _orders_by_province(diff).get(prov, (None, None))[1]
+    if type(order).__name__ != "Move" or order.unit_type is FLEET:
+        return False
+    game_map = diff.position.map
+    return bool(order.via_convoy) or order.destination not in game_map.army_adj.get(
+        order.location, frozenset()
+    )
+
+
+def _province_form(order: Order) -> Order:
+    if isinstance(order, SupportMove) and "/" in order.destination:
+        return replace(order, destination=order.destination.split("/", 1)[0])
+    return order
+
+
+def coast_support_cut(diff: PhaseDiff) -> set[Item]:
+    """Item 1: a support naming a coast, cut by the unit in the province it supports into.
+
+    The same phase with supports in province form (which back a move to either coast,
+    so the same support when the fleet moves to the coast named) gives the package's
+    outcome; also found when the coast is on the cutting unit's side (``S A Bre-Spa`` cut
+    by ``F Spa/sc``).
+    """
+    suspects = False
+    game_map = diff.position.map
+    for result in diff.ours.results:
+        order = result.order
+        if isinstance(order, SupportMove):
+            dest = game_map.province_of(order.destination)
+            if any(r.note is Note.CUT and r.culprit == dest for r in result.reasons):
+                suspects = True
+    return explained_by_change(diff, _province_form) if suspects else set()
+
+
+def _by_land(diff: PhaseDiff) -> Callable[[Order], Order]:
+    """Armies ordered via convoy to a neighbour, with no convoy route found, go by land."""
+    game_map = diff.position.map
+    lost = {
+        r.order.location
+        for r in diff.ours.results
+        if type(r.order).__name__ == "Move" and r.has(Note.NO_CONVOY)
+    }
+
+    walkers = {
+        loc
+        for loc in lost
+        if (o := _orders_by_province(diff).get(loc, (None, None))[1]) is not None
+        and getattr(o, "destination", None) in game_map.army_adj.get(loc, frozenset())
+    }
+
+    def change(order: Order) -> Order:
+        # The fleets' convoy orders go too: with them, an army of the same power that is
+        # not ordered via convoy still counts as convoyed (convoy intent, DATC 6.G.10).
+        if type(order).__name__ == "Move" and order.location in walkers:
+            return replace(order, via_convoy=False, route=())
+        if type(order).__name__ == "Convoy" and order.target in walkers:
+            return Hold(order.unit_type, order.location)
+        return order
+
+    return change
+
+
+def land_fallback(diff: PhaseDiff) -> set[Item]:
+    """Item 2 (2000 rules): an army via convoy with no whole route should go by land."""
+    return explained_by_change(diff, _by_land(diff))
+
+
+def void_own_unit(diff: PhaseDiff, *, moved_away: bool) -> set[Item]:
+    """Supports the package calls void because the supporter's own unit is at the target.
+
+    ``moved_away=False``: that unit stayed, so the support could only have dislodged its
+    own side (item 5: we should say void too).  ``moved_away=True``: the unit left, the
+    support was valid and we count it; the package still calls it void.
+    """
+    out: set[Item] = set()
+    units = diff.position.units
+    results = _results_by_province(diff.ours, diff.position.map)
+    game_map = diff.position.map
+    for item, _prov, (power, order) in _support_items(diff, "support void"):
+        if not isinstance(order, SupportMove):
+            continue
+        sides = diff.differences["support void"][item[1]]
+        if sides["ours"] or not sides["theirs"]:
+            continue
+        dest = game_map.province_of(order.destination)
+        there = units.get(dest)
+        if there is None or there.power != power:
+            continue
+        left = dest in results and type(results[dest].order).__name__ == "Move" and (
+            results[dest].success
+        )
+        if left == moved_away:
+            out.add(item)
+    return out
+
+
+def void_failed_convoy(diff: PhaseDiff) -> set[Item]:
+    """Supports of an army whose convoy failed: the package calls them void, we do not."""
+    out: set[Item] = set()
+    results = _results_by_province(diff.ours, diff.position.map)
+    for item, _prov, (_power, order) in _support_items(diff, "support void"):
+        sides = diff.differences["support void"][item[1]]
+        if not isinstance(order, SupportMove) or sides["ours"] or not sides["theirs"]:
+            continue
+        mover = results.get(order.target)
+        if (
+            mover is not None
+            and _is_convoyed(diff, order.target)
+            and not mover.success
+            and (mover.has(Note.NO_CONVOY) or mover.has(Note.DISRUPTED))
+        ):
+            out.add(item)
+    return out
+
+
+def support_coast_rewritten(diff: PhaseDiff) -> set[Item]:
+    """A support naming a coast the move does not go to, which the supporter cannot reach.
+
+    We call it void (the coasts differ, DATC 6.B.9); the package silently changes the
+    coast to the one the supporting fleet can reach and counts the support.
+    """
+    out: set[Item] = set()
+    game_map = diff.position.map
+    orders = _orders_by_province(diff)
+    for item, _prov, (_power, order) in _support_items(diff, "support void"):
+        sides = diff.differences["support void"][item[1]]
+        if not isinstance(order, SupportMove) or not sides["ours"] or sides["theirs"]:
+            continue
+        move = orders.get(order.target, (None, None))[1]
+        reach = game_map.fleet_adj.get(order.location, frozenset())
+        if (
+            "/" in order.destination
+            and type(move).__name__ == "Move"
+            and move.destination != order.destination
+            and order.destination not in reach
+        ):
+            out.add(item)
+    return out
+
+
+def uncut_by_convoyed_army(diff: PhaseDiff) -> set[Item]:
+    """A support of (or into) a convoying fleet's sea, cut by the army that fleet convoys.
+
+    We cut it (no paradox: the convoy's success does not depend on the support); the
+    package leaves it uncut, applying the 2000 rulebook's paradox sentence everywhere.
+    """
+    out: set[Item] = set()
+    game_map = diff.position.map
+    orders = _orders_by_province(diff)
+    results = _results_by_province(diff.ours, game_map)
+    for item, prov, (_power, order) in _support_items(diff, "support cut"):
+        sides = diff.differences["support cut"][item[1]]
+        if not sides["ours"] or sides["theirs"]:
+            continue
+        culprits = [r.culprit for r in results[prov].reasons if r.note is Note.CUT]
+        if isinstance(order, SupportMove):
+            sea = game_map.province_of(order.destination)
+        elif isinstance(order, SupportHold):
+            sea = order.target
+        else:
+            continue
+        convoy = orders.get(sea, (None, None))[1]
+        if (
+            type(convoy).__name__ == "Convoy"
+            and convoy.target in culprits
+            and _is_convoyed(diff, convoy.target)
+        ):
+            out.add(item)
+    return out
+
+
+def convoy_refused(diff: PhaseDiff) -> set[Item]:
+    """Convoy orders the package refuses as impossible, where refusing them changes nothing.
+
+    The package refuses a convoy order when it finds no route through that fleet among
+    the fleets it knows to convoy (or takes a shorter route without it).  We take any
+    convoy order of a fleet at sea that could be on a route; it has no effect unless it
+    completes one.  Recognised when our outcome is the same with those fleets holding
+    (under the 2000 rules, both with item 2 corrected, since the package's army then goes
+    by land whether or not the convoy orders were refused).
+    """
+    refused = [m for m in diff.differences.get("refused", []) if "CONVOY ORDER" in m]
+    if not refused:
+        return set()
+    fleets = set()
+    for message in refused:
+        words = message.split(":", 1)[1].split()
+        if len(words) > 1:
+            location = words[1].lower()
+            fleets.add(diff.position.map.province_of({"lyo": "gol"}.get(location, location)))
+
+    def change(order: Order) -> Order:
+        if type(order).__name__ == "Convoy" and order.location in fleets:
+            return Hold(order.unit_type, order.location)
+        return order
+
+    base = _by_land(diff) if diff.rules.land_route_fallback else (lambda o: o)
+    kept = readjudicate(diff, base)
+    held = readjudicate(diff, lambda o: change(base(o)))
+    same = comparable(_package_state(kept.position)) == comparable(
+        _package_state(held.position)
+    )
+    return {("refused", m) for m in refused} if same else set()
+
+
+def _dislodged_by_convoy(diff: PhaseDiff) -> dict[str, str]:
+    """Province of each unit we dislodged -> the convoyed army's province that did it."""
+    out: dict[str, str] = {}
+    game_map = diff.position.map
+    for result in diff.ours.results:
+        for reason in result.reasons:
+            if reason.note is Note.DISLODGED and reason.culprit is not None:
+                if _is_convoyed(diff, reason.culprit):
+                    out[game_map.province_of(result.order.location)] = reason.culprit
+    return out
+
+
+def retreats_after_convoy(diff: PhaseDiff) -> set[Item]:
+    """A unit dislodged by a convoyed army: the package lets it retreat anywhere adjacent.
+
+    Its list includes occupied provinces (the convoying fleet's sea, the attackers'
+    supporters); ours leaves them out, and a unit with nowhere to go is destroyed, which
+    the package keeps as a dislodged unit.
+    """
+    out: set[Item] = set()
+    by_convoy = _dislodged_by_convoy(diff)
+    units = diff.position.units
+    game_map = diff.position.map
+    for item in items(diff.differences):
+        if item[0] not in ("retreats", "units"):
+            continue
+        name = item[2].lstrip("*")
+        location = name.split()[1].lower()
+        prov = game_map.province_of({"lyo": "gol"}.get(location, location))
+        if prov not in by_convoy:
+            continue
+        unit = units.get(prov)
+        if unit is None or unit.power.upper() != item[1]:
+            continue
+        if item[0] == "units" and not item[2].startswith("*"):
+            continue
+        theirs = diff.theirs["state"].get("retreats", {}).get(item[1], {}).get(name, [])
+        if any(r[:3].lower() in units for r in theirs):
+            out.add(item)
+    return out
+
+
+def self_dislodged_by_convoy(diff: PhaseDiff) -> set[Item]:
+    """The package lets a power's own support dislodge its unit, when the attack is convoyed.
+
+    Recognised when the package dislodges a unit we do not, the attacker is an army
+    ordered by convoy, and one of its supports comes from the dislodged unit's power.
+    """
+    out: set[Item] = set()
+    game_map = diff.position.map
+    units = diff.position.units
+    orders = _orders_by_province(diff)
+    theirs = diff.theirs["state"]
+    for power, entries in theirs.get("retreats", {}).items():
+        for name in entries:
+            location = name.split()[1].lower()
+            prov = game_map.province_of({"lyo": "gol"}.get(location, location))
+            if prov in {game_map.province_of(k) for k in diff.ours.position.dislodged}:
+                continue
+            attackers = [
+                src
+                for src, (_p, o) in orders.items()
+                if type(o).__name__ == "Move"
+                and game_map.province_of(o.destination) == prov
+                and _is_convoyed(diff, src)
+            ]
+            own_support = any(
+                isinstance(o, SupportMove)
+                and o.target in attackers
+                and game_map.province_of(o.destination) == prov
+                and units[src].power.upper() == power
+                for src, (_p, o) in orders.items()
+            )
+            if attackers and own_support:
+                explained = {
+                    i for i in items(diff.differences) if i[0] in ("units", "retreats", "centers")
+                }
+                out |= explained
+    return out
+
+
+CLASSES: tuple[DiffClass, ...] = (
+    DiffClass(
+        key="coast-support-cut",
+        title="a support naming a coast (or cut from a coast) is cut by the unit in the "
+        "province it supports a move into",
+        explains=coast_support_cut,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Austria": ["A BUL"], "Russia": ["A RUM"], "Turkey": ["F CON"]},
+            "centers": {},
+            "orders": {
+                "Austria": ["A Bul-Rum"],
+                "Russia": ["A Rum S F Con-Bul/ec"],
+                "Turkey": ["F Con-Bul/ec"],
+            },
+        },
+        rule="rulebook (2000 p.12, 2023): a support is not cut by the unit in the province "
+        "it supports a move into (DATC 6.D.14 ff.); naming the coast changes nothing",
+        defect="ours, being fixed (issue 10 item 1, branch i10-engine)",
+    ),
+    DiffClass(
+        key="land-fallback",
+        title="2000 rules: an army ordered via convoy that has no whole convoy route "
+        "moves over land",
+        explains=land_fallback,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Italy": ["A VEN", "F ION"], "France": ["A PIE"]},
+            "centers": {},
+            "orders": {
+                "Italy": ["A Ven-Tus via convoy", "F Ion C A Ven-Tus"],
+                "France": ["A Pie-Tus"],
+            },
+        },
+        rule="2000 rulebook with DATC 2.4 preference 4.A.3; DATC 6.G.8 (v2.4)",
+        defect="ours, being fixed (issue 10 item 2, branch i10-engine)",
+        editions=("2000",),
+    ),
+    DiffClass(
+        key="void-own-unit",
+        title="a support of a move onto the supporter's own unit that stays: the package "
+        "reports it void, we do not",
+        explains=lambda d: void_own_unit(d, moved_away=False),
+        minimal={
+            "phase": "S1901M",
+            "units": {"England": ["F NTH", "A WAL", "F YOR"]},
+            "centers": {},
+            "orders": {"England": ["F Nth S A Wal-Yor", "A Wal-Yor", "F Yor-Nth"]},
+        },
+        rule="DATC 6.D.10/6.D.11 (no self-dislodgement): the support cannot be used; "
+        "the results note is the judge's convention (njudge: void)",
+        defect="ours, being fixed (issue 10 item 5, branch i10-engine); note only",
+    ),
+    DiffClass(
+        key="void-own-unit-left",
+        title="a support of a move into a province the supporter's own unit leaves: the "
+        "package reports it void, we count it",
+        explains=lambda d: void_own_unit(d, moved_away=True),
+        minimal={
+            "phase": "S1901M",
+            "units": {"Germany": ["A BER", "A MUN"], "Russia": ["A SIL"]},
+            "centers": {},
+            "orders": {"Germany": ["A Ber-Pru", "A Mun S A Sil-Ber"], "Russia": ["A Sil-Ber"]},
+        },
+        rule="rulebook: a support is valid for any move it matches; only dislodging the "
+        "supporter's own unit is barred (DATC 6.D.10/6.D.11), and here that unit left",
+        defect="the diplomacy package's; note only",
+    ),
+    DiffClass(
+        key="void-failed-convoy",
+        title="a support of an army whose convoy failed: the package reports it void, "
+        "we do not",
+        explains=void_failed_convoy,
+        minimal={
+            "phase": "S1901M",
+            "units": {"France": ["A SPA", "F ENG", "A BUR"]},
+            "centers": {},
+            "orders": {
+                "France": ["A Spa-Bel via convoy", "F Eng C A Spa-Bel", "A Bur S A Spa-Bel"]
+            },
+        },
+        rule="the support matches an order given, so it is valid (rulebook: supports); the "
+        "move fails for want of a convoy (DATC 6.F.2 ff.); notes are convention",
+        defect="the diplomacy package's; note only",
+    ),
+    DiffClass(
+        key="support-coast-rewritten",
+        title="a support naming a coast the supporter cannot reach and the move does not "
+        "go to: we fail it, the package changes the coast and counts it",
+        explains=support_coast_rewritten,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Turkey": ["F CON", "F AEG"], "Russia": ["F BLA"]},
+            "centers": {},
+            "orders": {
+                "Turkey": ["F Con-Bul/sc", "F Aeg S F Con-Bul/ec"],
+                "Russia": ["F Bla-Bul/ec"],
+            },
+        },
+        rule="DATC 6.B.9: a support naming another coast than the move's fails",
+        defect="the diplomacy package's",
+    ),
+    DiffClass(
+        key="uncut-by-convoyed-army",
+        title="a support of the convoying fleet (or into its sea), attacked by the army "
+        "it convoys: we cut it, the package does not",
+        explains=uncut_by_convoyed_army,
+        minimal={
+            "phase": "S1901M",
+            "units": {"France": ["F SPA/SC"], "Italy": ["A BRE", "F MAO"]},
+            "centers": {},
+            "orders": {
+                "France": ["F Spa/sc S F Mao"],
+                "Italy": ["A Bre-Spa via convoy", "F Mao C A Bre-Spa"],
+            },
+        },
+        rule="DATC 4.A.2 (Szykman, the DATC 2.4 and 3.0 preference) and 6.F.14-6.F.18: a "
+        "convoyed army's attack is left uncut only when the convoy is in a paradox; "
+        "nothing attacks the fleet here",
+        defect="the diplomacy package's (2000 rulebook paradox sentence applied literally); "
+        "note only unless the support matters",
+    ),
+    DiffClass(
+        key="convoy-refused",
+        title="a convoy order with no whole route of convoying fleets: the package refuses "
+        "it, we take it (it has no effect)",
+        explains=convoy_refused,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Italy": ["A TUN", "F TYS"]},
+            "centers": {},
+            "orders": {"Italy": ["A Tun-Spa via convoy", "F Tys C A Tun-Spa"]},
+        },
+        rule="rulebook (convoys): a fleet at sea may be ordered to convoy; without the "
+        "other fleets of a route the convoy fails and the army stays (DATC 6.F.2)",
+        defect="neither: the package checks the route when the order is given; the "
+        "outcome is the same",
+    ),
+    DiffClass(
+        key="retreats-after-convoy",
+        title="a unit dislodged by a convoyed army: the package lets it retreat to "
+        "occupied provinces",
+        explains=retreats_after_convoy,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Russia": ["A ANK", "F BLA", "A CON"], "Turkey": ["F BUL/EC", "A RUM"]},
+            "centers": {},
+            "orders": {
+                "Russia": ["A Ank-Bul via convoy", "F Bla C A Ank-Bul", "A Con S A Ank-Bul"],
+                "Turkey": ["F Bul/ec H", "A Rum H"],
+            },
+        },
+        rule="rulebook (retreats): a unit may not retreat to an occupied province "
+        "(DATC 6.H.1 ff.)",
+        defect="the diplomacy package's",
+    ),
+    DiffClass(
+        key="self-dislodged-by-convoy",
+        title="a power's own support helps a convoyed army dislodge its unit (the package)",
+        explains=self_dislodged_by_convoy,
+        minimal={
+            "phase": "S1901M",
+            "units": {"France": ["F SPA/SC", "A POR"], "Italy": ["A BRE", "F MAO"]},
+            "centers": {},
+            "orders": {
+                "France": ["F Spa/sc-Por", "A Por S A Bre-Spa"],
+                "Italy": ["A Bre-Spa via convoy", "F Mao C A Bre-Spa"],
+            },
+        },
+        rule="DATC 6.D.11 (no self-dislodgement of a returning unit) and 6.E.? ",
+        defect="the diplomacy package's",
+    ),
+)
+
+
+def classify(diff: PhaseDiff) -> tuple[list[str], set[Item]]:
+    """The known classes that explain part of ``diff``, and the items none explains."""
+    edition = diff.rules.edition.value
+    left = items(diff.differences)
+    keys = []
+    for cls in CLASSES:
+        if edition not in cls.editions:
+            continue
+        explained = cls.explains(diff) & left if left else set()
+        if explained:
+            keys.append(cls.key)
+            left -= explained
+    return keys, left
+
+
+# -- the run ----------------------------------------------------------------------------
+
+
+def build(games: int, first_seed: int, last_year: int, rules: Rules) -> list[tuple[int, PhaseRecord]]:
+    """The phases of the seeded games, each with the seed it came from."""
+    out = []
+    for seed in range(first_seed, first_seed + games):
+        for record in play_game(
+            seed, last_year, rules, coasts=True, missed_removals=MISSED_REMOVALS
+        ):
+            out.append((seed, record))
+    return out
+
+
+def package_phase(index: int, record: PhaseRecord) -> dict[str, Any]:
+    """One phase as input for ``diplomacy_phases.py``."""
+    return {
+        "id": index,
+        "state": _package_state(record.position),
+        "orders": {
+            power.upper(): [to_diplomacy(o, record.position) for o in orders]
+            for power, orders in record.orders.items()
+        },
+    }
+
+
+def run_package(phases: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The package's answers to ``phases`` (in order), from its own venv."""
+    if not DIPLOMACY_PYTHON.exists():
+        raise SystemExit(
+            f"no {DIPLOMACY_PYTHON}; create it with\n"
+            "  python3 -m venv benchmarks/.venv-diplomacy && "
+            "benchmarks/.venv-diplomacy/bin/pip install diplomacy"
+        )
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "phases.json"
+        path.write_text(json.dumps({"phases": phases}), encoding="utf-8")
+        done = subprocess.run(
+            [str(DIPLOMACY_PYTHON), str(PHASES_SCRIPT), str(path)],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode != 0:
+        raise SystemExit(f"diplomacy_phases.py failed:\n{done.stderr}")
+    answers = [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
+    answers.sort(key=lambda a: a["id"])
+    return answers
+
+
+def compare(
+    phases: list[tuple[int, PhaseRecord]], answers: list[dict[str, Any]], rules: Rules
+) -> list[PhaseDiff]:
+    """Adjudicate every phase with our engine (from text) and keep those that differ."""
+    out = []
+    for (seed, record), theirs in zip(phases, answers, strict=True):
+        ours = adjudicate(record.position, {p: list(t) for p, t in record.texts.items()}, rules)
+        if ours.rejected:
+            raise SystemExit(
+                f"seed {seed} {record.phase}: we rejected our own orders: "
+                + "; ".join(r.message for r in ours.rejected)
+            )
+        found = differences(ours, theirs)
+        if found:
+            out.append(PhaseDiff(seed, record, rules, ours, theirs, found))
+    return out
+
+
+def describe(diff: PhaseDiff) -> str:
+    """A differing phase in full: where it came from, the input document, the differences."""
+    return (
+        f"seed {diff.seed} {diff.record.phase} (rules {diff.rules.edition.value})\n"
+        f"  judge adjudicate input: {json.dumps(diff.document())}\n"
+        f"  differences: {json.dumps(diff.differences)}\n"
+        f"  package results: {json.dumps(diff.theirs.get('results', {}))}"
+    )
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the comparison, print the figures; exit 1 if a difference is unexplained."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--games", type=int, default=60, help="games played (60)")
+    parser.add_argument("--first-seed", type=int, default=1, help="first seed (1)")
+    parser.add_argument("--last-year", type=int, default=1930, help="last year played (1930)")
+    parser.add_argument("--rules", default="2000", help="our rules edition: 2000 or 2023")
+    parser.add_argument("--show", type=int, default=1, help="examples shown per class (1)")
+    parser.add_argument(
+        "--answers",
+        help="file to keep the package's answers in and read them from on a later run with "
+        "the same games (to work on the classifier without running the package again)",
+    )
+    parser.add_argument(
+        "--unexplained", type=int, default=50, help="unexplained phases printed in full (50)"
+    )
+    args = parser.parse_args(argv)
+    rules = Rules.parse_edition(args.rules)
+    started = time.perf_counter()
+    phases = build(args.games, args.first_seed, args.last_year, rules)
+    built = time.perf_counter()
+    if args.answers and Path(args.answers).exists():
+        answers = json.loads(Path(args.answers).read_text(encoding="utf-8"))
+    else:
+        answers = run_package([package_phase(i, r) for i, (_, r) in enumerate(phases)])
+        if args.answers:
+            Path(args.answers).write_text(json.dumps(answers), encoding="utf-8")
+    asked = time.perf_counter()
+    diffs = compare(phases, answers, rules)
+    per_class: Counter[str] = Counter()
+    examples: dict[str, list[PhaseDiff]] = {}
+    unexplained: list[PhaseDiff] = []
+    for diff in diffs:
+        keys, left = classify(diff)
+        if left:
+            diff.differences["unexplained items"] = sorted(" ".join(i) for i in left)
+            unexplained.append(diff)
+        for key in keys:
+            per_class[key] += 1
+            examples.setdefault(key, []).append(diff)
+    done = time.perf_counter()
+    print(
+        f"games: {args.games} (seeds {args.first_seed}-{args.first_seed + args.games - 1}, "
+        f"S1901M to W{args.last_year}A or a solo), our rules {args.rules}"
+    )
+    kinds = Counter(r.position.phase.kind for _, r in phases)
+    print(
+        f"phases compared: {len(phases)} ("
+        + ", ".join(f"{kinds[k]} {k.name.lower()}" for k in PhaseKind)
+        + ")"
+    )
+    print("  " + ", ".join(f"{n} {what}" for what, n in exercised(phases).items()))
+    print(f"phases differing: {len(diffs)} (a phase may show several classes)")
+    for cls in CLASSES:
+        print(f"  {per_class[cls.key]:6d}  {cls.key}: {cls.title} [{cls.defect}]")
+        for diff in examples.get(cls.key, [])[: args.show]:
+            print("    e.g. " + describe(diff).replace("\n", "\n    "))
+    print(f"  {len(unexplained):6d}  unexplained")
+    for diff in unexplained[: args.unexplained]:
+        print("UNEXPLAINED " + describe(diff))
+    if len(unexplained) > args.unexplained:
+        print(f"... and {len(unexplained) - args.unexplained} more unexplained")
+    shapes = Counter(" + ".join(sorted(d.differences)) for d in unexplained)
+    for shape, n in shapes.most_common():
+        print(f"  unexplained: {n} x {shape}")
+    print(
+        f"time: games {built - started:.1f} s, package {asked - built:.1f} s, "
+        f"ours and classifying {done - asked:.1f} s"
+    )
+    return 1 if unexplained else 0
+
+
+def exercised(phases: list[tuple[int, PhaseRecord]]) -> dict[str, int]:
+    """How many phases have each kind of order naming a coast (what the run exercises)."""
+    counts: Counter[str] = Counter()
+    for _, record in phases:
+        units = record.position.units
+        texts = [t for ts in record.texts.values() for t in ts]
+        orders = [o for os in record.orders.values() for o in os]
+        seen = set()
+        for order, text in zip(orders, texts, strict=True):
+            if isinstance(order, SupportMove) and "/" in order.destination:
+                seen.add("with a support of a move to a coast")
+            if isinstance(order, (SupportHold, SupportMove)):
+                target = units.get(order.target)
+                if target is not None and target.type is FLEET and "/" in target.location:
+                    seen.add("with a support naming a fleet on a coast")
+            if type(order).__name__ == "Convoy" and "/" not in text:
+                dest = getattr(order, "destination", "")
+                if dest in record.position.map.coasts:
+                    seen.add("with a convoy to a province with coasts")
+            if type(order).__name__ == "Move" and "/" in getattr(order, "destination", ""):
+                seen.add("with a fleet move to a coast")
+        counts.update(seen)
+    return dict(sorted(counts.items()))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
