@@ -42,9 +42,10 @@ if __package__ in (None, ""):  # run as a script: make ``judge`` and ``benchmark
 from benchmarks.bench_adjudicate import _loc, _package_state, to_diplomacy
 from benchmarks.random_games import PhaseRecord, play_game
 from judge.engine.adjudicator import Adjudication, adjudicate
-from judge.engine.document import position_to_document
-from judge.engine.notation import format_order
-from judge.engine.orders import Hold, Order, SupportHold, SupportMove
+from judge.engine.document import position_from_document, position_to_document
+from judge.engine.legality import check_movement
+from judge.engine.notation import format_order, parse_order
+from judge.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.results import Note
@@ -185,15 +186,13 @@ def items(found: Mapping[str, Any]) -> set[Item]:
             out.add(("phase",))
         elif key in ("units", "centers"):
             for power, sides in value.items():
-                mine, other = set(sides["ours"] or ()), set(sides["theirs"] or ())
-                out.update((key, power, u) for u in mine ^ other)
+                ours_set, theirs_set = set(sides["ours"] or ()), set(sides["theirs"] or ())
+                out.update((key, power, u) for u in ours_set ^ theirs_set)
         elif key == "retreats":
             for power, sides in value.items():
                 mine, other = sides["ours"] or {}, sides["theirs"] or {}
                 out.update(
-                    (key, power, u)
-                    for u in set(mine) | set(other)
-                    if mine.get(u) != other.get(u)
+                    (key, power, u) for u in set(mine) | set(other) if mine.get(u) != other.get(u)
                 )
         elif key == "refused":
             out.update((key, message) for message in value)
@@ -250,9 +249,9 @@ def _results_by_province(ours: Adjudication, game_map: Any) -> dict[str, Any]:
     return {game_map.province_of(r.order.location): r for r in ours.results}
 
 
-def _support_items(diff: PhaseDiff, kind: str) -> list[tuple[Item, str, Any]]:
+def _support_items(diff: PhaseDiff, kind: str) -> list[tuple[Item, str, tuple[str, Order]]]:
     """The ``kind`` support items of ``diff`` with the supporter's province and order."""
-    found = []
+    found: list[tuple[Item, str, tuple[str, Order]]] = []
     orders = _orders_by_province(diff)
     game_map = diff.position.map
     for unit in diff.differences.get(kind, {}):
@@ -265,8 +264,8 @@ def _support_items(diff: PhaseDiff, kind: str) -> list[tuple[Item, str, Any]]:
 
 def _is_convoyed(diff: PhaseDiff, prov: str) -> bool:
     """Whether the unit in ``prov`` was ordered to move by convoy (or by sea only)."""
-    order = _orders_by_province(diff).get(prov, (None, None))[1]
-    if type(order).__name__ != "Move" or order.unit_type is FLEET:
+    order = _orders_by_province(diff).get(prov, ("", None))[1]
+    if not isinstance(order, Move) or order.unit_type is FLEET:
         return False
     game_map = diff.position.map
     return bool(order.via_convoy) or order.destination not in game_map.army_adj.get(
@@ -305,7 +304,7 @@ def _by_land(diff: PhaseDiff) -> Callable[[Order], Order]:
     lost = {
         r.order.location
         for r in diff.ours.results
-        if type(r.order).__name__ == "Move" and r.has(Note.NO_CONVOY)
+        if isinstance(r.order, Move) and r.has(Note.NO_CONVOY)
     }
 
     walkers = {
@@ -318,9 +317,9 @@ def _by_land(diff: PhaseDiff) -> Callable[[Order], Order]:
     def change(order: Order) -> Order:
         # The fleets' convoy orders go too: with them, an army of the same power that is
         # not ordered via convoy still counts as convoyed (convoy intent, DATC 6.G.10).
-        if type(order).__name__ == "Move" and order.location in walkers:
+        if isinstance(order, Move) and order.location in walkers:
             return replace(order, via_convoy=False, route=())
-        if type(order).__name__ == "Convoy" and order.target in walkers:
+        if isinstance(order, Convoy) and order.target in walkers:
             return Hold(order.unit_type, order.location)
         return order
 
@@ -332,12 +331,13 @@ def land_fallback(diff: PhaseDiff) -> set[Item]:
     return explained_by_change(diff, _by_land(diff))
 
 
-def void_own_unit(diff: PhaseDiff, *, moved_away: bool) -> set[Item]:
-    """Supports the package calls void because the supporter's own unit is at the target.
+def void_own_unit(diff: PhaseDiff, *, moved_away: bool = False) -> set[Item]:
+    """Supports the package calls void where the supporter's own unit is at the target.
 
-    ``moved_away=False``: that unit stayed, so the support could only have dislodged its
-    own side (item 5: we should say void too).  ``moved_away=True``: the unit left, the
-    support was valid and we count it; the package still calls it void.
+    ``moved_away=False``: that unit stays (it holds, or its move fails), so the support
+    could only dislodge its own side and cannot be used (item 5: we should say void
+    too).  ``moved_away=True``: that unit left, the support was given and we count it;
+    the package mostly agrees, but not always (a note only).
     """
     out: set[Item] = set()
     units = diff.position.units
@@ -353,7 +353,7 @@ def void_own_unit(diff: PhaseDiff, *, moved_away: bool) -> set[Item]:
         there = units.get(dest)
         if there is None or there.power != power:
             continue
-        left = dest in results and type(results[dest].order).__name__ == "Move" and (
+        left = dest in results and isinstance(results[dest].order, Move) and (
             results[dest].success
         )
         if left == moved_away:
@@ -377,32 +377,43 @@ def void_failed_convoy(diff: PhaseDiff) -> set[Item]:
             and (mover.has(Note.NO_CONVOY) or mover.has(Note.DISRUPTED))
         ):
             out.add(item)
+            # A void support is not also cut in the package's notes; it is in ours.
+            if item[1] in diff.differences.get("support cut", {}):
+                out.add(("support cut", item[1]))
     return out
 
 
-def support_coast_rewritten(diff: PhaseDiff) -> set[Item]:
-    """A support naming a coast the move does not go to, which the supporter cannot reach.
+def support_wrong_coast(diff: PhaseDiff) -> set[Item]:
+    """A fleet's support naming another coast than the one the fleet moves to.
 
-    We call it void (the coasts differ, DATC 6.B.9); the package silently changes the
-    coast to the one the supporting fleet can reach and counts the support.
+    We fail it (DATC 6.B.9); the package counts it, as though it named the province.
+    The items our engine gives the same way once the support names the move's coast are
+    explained too (what the support then changed).
     """
     out: set[Item] = set()
-    game_map = diff.position.map
     orders = _orders_by_province(diff)
     for item, _prov, (_power, order) in _support_items(diff, "support void"):
         sides = diff.differences["support void"][item[1]]
         if not isinstance(order, SupportMove) or not sides["ours"] or sides["theirs"]:
             continue
-        move = orders.get(order.target, (None, None))[1]
-        reach = game_map.fleet_adj.get(order.location, frozenset())
+        move = orders.get(order.target, ("", None))[1]
         if (
             "/" in order.destination
-            and type(move).__name__ == "Move"
+            and isinstance(move, Move)
             and move.destination != order.destination
-            and order.destination not in reach
         ):
             out.add(item)
-    return out
+    if not out:
+        return out
+
+    def change(order: Order) -> Order:
+        if isinstance(order, SupportMove) and "/" in order.destination:
+            move = orders.get(order.target, ("", None))[1]
+            if isinstance(move, Move) and move.destination[:3] == order.destination[:3]:
+                return replace(order, destination=move.destination)
+        return order
+
+    return out | explained_by_change(diff, change)
 
 
 def uncut_by_convoyed_army(diff: PhaseDiff) -> set[Item]:
@@ -428,7 +439,7 @@ def uncut_by_convoyed_army(diff: PhaseDiff) -> set[Item]:
             continue
         convoy = orders.get(sea, (None, None))[1]
         if (
-            type(convoy).__name__ == "Convoy"
+            isinstance(convoy, Convoy)
             and convoy.target in culprits
             and _is_convoyed(diff, convoy.target)
         ):
@@ -457,16 +468,14 @@ def convoy_refused(diff: PhaseDiff) -> set[Item]:
             fleets.add(diff.position.map.province_of({"lyo": "gol"}.get(location, location)))
 
     def change(order: Order) -> Order:
-        if type(order).__name__ == "Convoy" and order.location in fleets:
+        if isinstance(order, Convoy) and order.location in fleets:
             return Hold(order.unit_type, order.location)
         return order
 
     base = _by_land(diff) if diff.rules.land_route_fallback else (lambda o: o)
     kept = readjudicate(diff, base)
     held = readjudicate(diff, lambda o: change(base(o)))
-    same = comparable(_package_state(kept.position)) == comparable(
-        _package_state(held.position)
-    )
+    same = comparable(_package_state(kept.position)) == comparable(_package_state(held.position))
     return {("refused", m) for m in refused} if same else set()
 
 
@@ -476,9 +485,9 @@ def _dislodged_by_convoy(diff: PhaseDiff) -> dict[str, str]:
     game_map = diff.position.map
     for result in diff.ours.results:
         for reason in result.reasons:
-            if reason.note is Note.DISLODGED and reason.culprit is not None:
-                if _is_convoyed(diff, reason.culprit):
-                    out[game_map.province_of(result.order.location)] = reason.culprit
+            culprit = reason.culprit
+            if reason.note is Note.DISLODGED and culprit and _is_convoyed(diff, culprit):
+                out[game_map.province_of(result.order.location)] = culprit
     return out
 
 
@@ -509,6 +518,12 @@ def retreats_after_convoy(diff: PhaseDiff) -> set[Item]:
         theirs = diff.theirs["state"].get("retreats", {}).get(item[1], {}).get(name, [])
         if any(r[:3].lower() in units for r in theirs):
             out.add(item)
+    phase = diff.differences.get("phase")
+    if out and phase and str(phase["theirs"]).endswith("R"):
+        out.add(("phase",))  # the retreat phase the package keeps for that unit
+        if str(phase["theirs"]).startswith("F") and str(phase["ours"]).startswith("W"):
+            # and, in the autumn, the centres it has not yet handed over
+            out |= {i for i in items(diff.differences) if i[0] == "centers"}
     return out
 
 
@@ -532,7 +547,7 @@ def self_dislodged_by_convoy(diff: PhaseDiff) -> set[Item]:
             attackers = [
                 src
                 for src, (_p, o) in orders.items()
-                if type(o).__name__ == "Move"
+                if isinstance(o, Move)
                 and game_map.province_of(o.destination) == prov
                 and _is_convoyed(diff, src)
             ]
@@ -545,8 +560,12 @@ def self_dislodged_by_convoy(diff: PhaseDiff) -> set[Item]:
             )
             if attackers and own_support:
                 explained = {
-                    i for i in items(diff.differences) if i[0] in ("units", "retreats", "centers")
+                    i
+                    for i in items(diff.differences)
+                    if i[0] in ("units", "retreats", "centers", "phase")
                 }
+                # a dislodged supporter's support is also cut, in the package's notes
+                explained.add(("support cut", name))
                 out |= explained
     return out
 
@@ -578,11 +597,11 @@ CLASSES: tuple[DiffClass, ...] = (
         explains=land_fallback,
         minimal={
             "phase": "S1901M",
-            "units": {"Italy": ["A VEN", "F ION"], "France": ["A PIE"]},
+            "units": {"England": ["A LVP", "F NAO", "F NWG"], "France": ["A YOR"]},
             "centers": {},
             "orders": {
-                "Italy": ["A Ven-Tus via convoy", "F Ion C A Ven-Tus"],
-                "France": ["A Pie-Tus"],
+                "England": ["A Lvp-Edi via convoy", "F Nao C A Lvp-Edi", "F Nwg-Nth"],
+                "France": ["A Yor-Edi"],
             },
         },
         rule="2000 rulebook with DATC 2.4 preference 4.A.3; DATC 6.G.8 (v2.4)",
@@ -593,7 +612,7 @@ CLASSES: tuple[DiffClass, ...] = (
         key="void-own-unit",
         title="a support of a move onto the supporter's own unit that stays: the package "
         "reports it void, we do not",
-        explains=lambda d: void_own_unit(d, moved_away=False),
+        explains=void_own_unit,
         minimal={
             "phase": "S1901M",
             "units": {"England": ["F NTH", "A WAL", "F YOR"]},
@@ -605,31 +624,20 @@ CLASSES: tuple[DiffClass, ...] = (
         defect="ours, being fixed (issue 10 item 5, branch i10-engine); note only",
     ),
     DiffClass(
-        key="void-own-unit-left",
-        title="a support of a move into a province the supporter's own unit leaves: the "
-        "package reports it void, we count it",
-        explains=lambda d: void_own_unit(d, moved_away=True),
-        minimal={
-            "phase": "S1901M",
-            "units": {"Germany": ["A BER", "A MUN"], "Russia": ["A SIL"]},
-            "centers": {},
-            "orders": {"Germany": ["A Ber-Pru", "A Mun S A Sil-Ber"], "Russia": ["A Sil-Ber"]},
-        },
-        rule="rulebook: a support is valid for any move it matches; only dislodging the "
-        "supporter's own unit is barred (DATC 6.D.10/6.D.11), and here that unit left",
-        defect="the diplomacy package's; note only",
-    ),
-    DiffClass(
         key="void-failed-convoy",
-        title="a support of an army whose convoy failed: the package reports it void, "
-        "we do not",
+        title="a support of an army whose convoy failed: the package reports it void, we do not",
         explains=void_failed_convoy,
         minimal={
             "phase": "S1901M",
-            "units": {"France": ["A SPA", "F ENG", "A BUR"]},
+            "units": {"France": ["A SPA", "F MAO", "F ENG", "A BUR"]},
             "centers": {},
             "orders": {
-                "France": ["A Spa-Bel via convoy", "F Eng C A Spa-Bel", "A Bur S A Spa-Bel"]
+                "France": [
+                    "A Spa-Bel via convoy",
+                    "F Mao-Nao",
+                    "F Eng C A Spa-Bel",
+                    "A Bur S A Spa-Bel",
+                ]
             },
         },
         rule="the support matches an order given, so it is valid (rulebook: supports); the "
@@ -637,21 +645,43 @@ CLASSES: tuple[DiffClass, ...] = (
         defect="the diplomacy package's; note only",
     ),
     DiffClass(
-        key="support-coast-rewritten",
-        title="a support naming a coast the supporter cannot reach and the move does not "
-        "go to: we fail it, the package changes the coast and counts it",
-        explains=support_coast_rewritten,
+        key="support-wrong-coast",
+        title="a fleet's support naming another coast than the move's: we fail it, the "
+        "package counts it",
+        explains=support_wrong_coast,
         minimal={
             "phase": "S1901M",
-            "units": {"Turkey": ["F CON", "F AEG"], "Russia": ["F BLA"]},
+            "units": {"France": ["F POR", "F MAO"], "Italy": ["F GOL", "F WES"]},
             "centers": {},
             "orders": {
-                "Turkey": ["F Con-Bul/sc", "F Aeg S F Con-Bul/ec"],
-                "Russia": ["F Bla-Bul/ec"],
+                "France": ["F Por S F Mao-Spa/nc", "F Mao-Spa/sc"],
+                "Italy": ["F Gol S F Wes-Spa/sc", "F Wes-Spa/sc"],
             },
         },
-        rule="DATC 6.B.9: a support naming another coast than the move's fails",
+        rule="DATC 6.B.9 (this is the case): a support naming another coast fails, so "
+        "Italy's fleet reaches Spain's south coast",
         defect="the diplomacy package's",
+    ),
+    DiffClass(
+        key="void-own-unit-left",
+        title="a support of a move into a province the supporter's own unit left: the "
+        "package reports it void, we count it",
+        explains=lambda d: void_own_unit(d, moved_away=True),
+        minimal={
+            "phase": "S1901M",
+            "units": {
+                "Austria": ["A TRI", "A SER", "A BUD", "F BUL/SC"],
+                "Turkey": ["F GRE", "F CON"],
+            },
+            "centers": {},
+            "orders": {
+                "Austria": ["A Tri-Ser", "A Bud S A Tri-Ser", "A Ser-Gre", "F Bul/sc-Gre"],
+                "Turkey": ["F Gre-Bul/sc", "F Con S F Gre-Bul/sc"],
+            },
+        },
+        rule="rulebook (supports): a support of a move that is made is given; only "
+        "dislodging the supporter's own unit is barred (DATC 6.D.10), and that unit left",
+        defect="the diplomacy package's; note only",
     ),
     DiffClass(
         key="uncut-by-convoyed-army",
@@ -680,9 +710,9 @@ CLASSES: tuple[DiffClass, ...] = (
         explains=convoy_refused,
         minimal={
             "phase": "S1901M",
-            "units": {"Italy": ["A TUN", "F TYS"]},
+            "units": {"Italy": ["A TUN", "F TYS", "F WES"]},
             "centers": {},
-            "orders": {"Italy": ["A Tun-Spa via convoy", "F Tys C A Tun-Spa"]},
+            "orders": {"Italy": ["A Tun-Spa via convoy", "F Tys C A Tun-Spa", "F Wes-Naf"]},
         },
         rule="rulebook (convoys): a fleet at sea may be ordered to convoy; without the "
         "other fleets of a route the convoy fails and the army stays (DATC 6.F.2)",
@@ -703,8 +733,7 @@ CLASSES: tuple[DiffClass, ...] = (
                 "Turkey": ["F Bul/ec H", "A Rum H"],
             },
         },
-        rule="rulebook (retreats): a unit may not retreat to an occupied province "
-        "(DATC 6.H.1 ff.)",
+        rule="rulebook (retreats): a unit may not retreat to an occupied province (DATC 6.H.1 ff.)",
         defect="the diplomacy package's",
     ),
     DiffClass(
@@ -741,10 +770,66 @@ def classify(diff: PhaseDiff) -> tuple[list[str], set[Item]]:
     return keys, left
 
 
+# -- minimal positions ------------------------------------------------------------------
+
+
+def record_from_document(doc: Mapping[str, Any], rules: Rules) -> PhaseRecord:
+    """A movement phase given as a ``judge adjudicate`` document, as a :class:`PhaseRecord`.
+
+    The orders keep their text (what our engine is given) and are read into checked
+    values (what the package's syntax is made from); every order must be legal.
+    """
+    position = position_from_document(doc)
+    game_map = position.map
+    orders: dict[str, tuple[Order, ...]] = {}
+    texts: dict[str, tuple[str, ...]] = {}
+    for power, written in doc.get("orders", {}).items():
+        name = power  # canonical names ("Austria"), as the class table writes them
+        values = tuple(
+            check_movement(position, name, parse_order(t, game_map, position.phase.kind), rules)
+            for t in written
+        )
+        orders[name] = values
+        texts[name] = tuple(written)
+    out = adjudicate(position, {p: list(t) for p, t in texts.items()}, rules)
+    return PhaseRecord(
+        phase=position.phase.code,
+        document=position_to_document(position),
+        orders=orders,
+        texts=texts,
+        position=position,
+        adjudication=out,
+    )
+
+
+def check_minimal(rules: Rules) -> int:
+    """Run every class's minimal position through both engines; 1 if one is not recognised."""
+    edition = rules.edition.value
+    chosen = [c for c in CLASSES if edition in c.editions]
+    records = [record_from_document(c.minimal, rules) for c in chosen]
+    answers = run_package([package_phase(i, r) for i, r in enumerate(records)])
+    bad = 0
+    for cls, record, theirs in zip(chosen, records, answers, strict=True):
+        ours = record.adjudication
+        found = differences(ours, theirs)
+        diff = PhaseDiff(0, record, rules, ours, theirs, found)
+        keys, left = classify(diff) if found else ([], set())
+        ok = cls.key in keys and not left
+        bad += not ok
+        print(f"{'ok ' if ok else 'BAD'} {cls.key}: recognised as {keys or 'nothing'}")
+        print(f"    {json.dumps(cls.minimal)}")
+        print(f"    differences: {json.dumps(found)}")
+        if left:
+            print(f"    unexplained: {sorted(left)}")
+    return 1 if bad else 0
+
+
 # -- the run ----------------------------------------------------------------------------
 
 
-def build(games: int, first_seed: int, last_year: int, rules: Rules) -> list[tuple[int, PhaseRecord]]:
+def build(
+    games: int, first_seed: int, last_year: int, rules: Rules
+) -> list[tuple[int, PhaseRecord]]:
     """The phases of the seeded games, each with the seed it came from."""
     out = []
     for seed in range(first_seed, first_seed + games):
@@ -835,8 +920,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--unexplained", type=int, default=50, help="unexplained phases printed in full (50)"
     )
+    parser.add_argument(
+        "--check-minimal",
+        action="store_true",
+        help="only run each class's minimal position through both engines",
+    )
     args = parser.parse_args(argv)
     rules = Rules.parse_edition(args.rules)
+    if args.check_minimal:
+        return check_minimal(rules)
     started = time.perf_counter()
     phases = build(args.games, args.first_seed, args.last_year, rules)
     built = time.perf_counter()
@@ -906,11 +998,11 @@ def exercised(phases: list[tuple[int, PhaseRecord]]) -> dict[str, int]:
                 target = units.get(order.target)
                 if target is not None and target.type is FLEET and "/" in target.location:
                     seen.add("with a support naming a fleet on a coast")
-            if type(order).__name__ == "Convoy" and "/" not in text:
+            if isinstance(order, Convoy) and "/" not in text:
                 dest = getattr(order, "destination", "")
                 if dest in record.position.map.coasts:
                     seen.add("with a convoy to a province with coasts")
-            if type(order).__name__ == "Move" and "/" in getattr(order, "destination", ""):
+            if isinstance(order, Move) and "/" in getattr(order, "destination", ""):
                 seen.add("with a fleet move to a coast")
         counts.update(seen)
     return dict(sorted(counts.items()))

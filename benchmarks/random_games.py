@@ -128,9 +128,7 @@ def play_game(
     position = Position.initial(game_map)
     records: list[PhaseRecord] = []
     while position.phase.year <= last_year:
-        orders = choose_orders(
-            rng, position, rules, coasts=coasts, missed_removals=missed_removals
-        )
+        orders = choose_orders(rng, position, rules, coasts=coasts, missed_removals=missed_removals)
         out = adjudicate(position, orders, rules)
         records.append(
             PhaseRecord(
@@ -352,7 +350,7 @@ def _adjustments(
             if missed_removals and rng.random() < missed_removals:
                 owed += 1  # one removal left to the civil-disorder rule
             units = position.units_of(power)
-            removals = [Remove(u.type, u.location) for u in rng.sample(units, -owed)]
+            removals: list[Order] = [Remove(u.type, u.location) for u in rng.sample(units, -owed)]
             if removals:
                 out[power] = removals
         elif owed > 0:
