@@ -44,12 +44,12 @@ from benchmarks.random_games import PhaseRecord, play_game
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.document import position_from_document, position_to_document
 from judge.engine.legality import check_movement
-from judge.engine.notation import format_order, parse_order
+from judge.engine.notation import parse_order
 from judge.engine.orders import Convoy, Hold, Move, Order, SupportHold, SupportMove
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.results import Note
-from judge.engine.rules import Rules
+from judge.engine.rules import Edition, Rules
 from judge.engine.units import FLEET
 
 HERE = Path(__file__).resolve().parent
@@ -326,6 +326,84 @@ def _by_land(diff: PhaseDiff) -> Callable[[Order], Order]:
     return change
 
 
+def civil_disorder_2000(diff: PhaseDiff) -> set[Item]:
+    """2023 rules: units removed in civil disorder that the 2000 rule would have chosen.
+
+    The package measures from the home centres (the 2000 rule); the 2023 rule measures
+    from the nearest centre the power owns.  Recognised when our engine under the 2000
+    rules gives the package's outcome.
+    """
+    if diff.position.phase.kind is not PhaseKind.ADJUSTMENT:
+        return set()
+    other = replace(diff.rules, edition=Edition.R2000)
+    orders = {p: list(os) for p, os in diff.record.orders.items()}
+    after = items(differences(adjudicate(diff.position, orders, other), diff.theirs))
+    before = items(diff.differences)
+    return before - after if not after - before else set()
+
+
+def _distance(diff: PhaseDiff, unit: Any, homes: frozenset[str]) -> int:
+    """Moves from ``unit`` to the nearest of ``homes``: fleets by sea, armies by any way."""
+    game_map = diff.position.map
+    graph: dict[str, set[str]] = {p: set() for p in game_map.provinces}
+    for loc, near in game_map.fleet_adj_prov.items():
+        graph[game_map.province_of(loc)] |= set(near)
+    if unit.type is not FLEET:
+        for prov, near in game_map.army_adj.items():
+            graph[prov] |= set(near)
+    seen = {unit.province: 0}
+    queue = [unit.province]
+    for here in queue:
+        if here in homes:
+            return seen[here]
+        for nxt in sorted(graph.get(here, ())):
+            if nxt not in seen:
+                seen[nxt] = seen[here] + 1
+                queue.append(nxt)
+    return 99
+
+
+def civil_disorder_by_water(diff: PhaseDiff) -> set[Item]:
+    """Civil-disorder removals that follow the 2000 rule with fleets measured by sea.
+
+    The package removes the units farthest from a home centre, fleets counted over water
+    only and armies over land and sea (ties: fleets first, then by name).  We count every
+    unit over land and sea alike (and, under the 2023 rules, from the nearest owned centre).
+    Recognised when exactly the units the package kept and removed differ, for powers
+    that left removals to the rule, and the package's choice is that rule's.
+    """
+    if diff.position.phase.kind is not PhaseKind.ADJUSTMENT:
+        return set()
+    found = items(diff.differences)
+    if any(i[0] != "units" for i in found):
+        return set()
+    out: set[Item] = set()
+    theirs_units = diff.theirs["state"]["units"]
+    for power in {i[1] for i in found}:
+        name = next(p for p in diff.position.map.powers if p.upper() == power)
+        owed = -diff.position.adjustment(name)
+        ordered = len(diff.record.orders.get(name, ()))
+        if owed <= ordered:
+            return set()
+        mine = [u for u in diff.position.units.values() if u.power == name]
+        ordered_out = {o.location for o in diff.record.orders.get(name, ())}
+        left = [u for u in mine if u.location not in ordered_out]
+        homes = diff.position.map.home_centres.get(name, frozenset())
+        left.sort(
+            key=lambda u: (
+                -_distance(diff, u, homes),
+                0 if u.type is FLEET else 1,
+                diff.position.map.province_name[u.province].lower(),
+            )
+        )
+        removed = left[: owed - ordered]
+        expected = sorted(package_unit(u.type, u.location) for u in left if u not in removed)
+        if sorted(theirs_units.get(power, [])) != expected:
+            return set()
+        out |= {i for i in found if i[1] == power}
+    return out
+
+
 def land_fallback(diff: PhaseDiff) -> set[Item]:
     """Item 2 (2000 rules): an army via convoy with no whole route should go by land."""
     return explained_by_change(diff, _by_land(diff))
@@ -353,9 +431,7 @@ def void_own_unit(diff: PhaseDiff, *, moved_away: bool = False) -> set[Item]:
         there = units.get(dest)
         if there is None or there.power != power:
             continue
-        left = dest in results and isinstance(results[dest].order, Move) and (
-            results[dest].success
-        )
+        left = dest in results and isinstance(results[dest].order, Move) and (results[dest].success)
         if left == moved_away:
             out.add(item)
     return out
@@ -570,6 +646,43 @@ def self_dislodged_by_convoy(diff: PhaseDiff) -> set[Item]:
     return out
 
 
+def disrupted_by_own_support(diff: PhaseDiff) -> set[Item]:
+    """The package disrupts a convoy whose fleet only its own power's support attacks.
+
+    The attack on the convoying fleet is supported by the fleet's own power; that support
+    cannot dislodge its own unit, so the fleet stays and the convoy goes (we move the
+    army), while the package reports the convoy disrupted and the army stays.
+    """
+    game_map = diff.position.map
+    units = diff.position.units
+    orders = _orders_by_province(diff)
+    their_results = diff.theirs.get("results", {})
+    found = False
+    for prov, (power, order) in orders.items():
+        if not isinstance(order, Convoy):
+            continue
+        if "disrupted" not in their_results.get(package_unit(FLEET, order.location), []):
+            continue
+        if prov in {game_map.province_of(k) for k in diff.ours.position.dislodged}:
+            continue
+        attackers = {
+            src
+            for src, (_p, o) in orders.items()
+            if isinstance(o, Move) and game_map.province_of(o.destination) == prov
+        }
+        if any(
+            isinstance(o, SupportMove)
+            and o.target in attackers
+            and game_map.province_of(o.destination) == prov
+            and units[src].power == power
+            for src, (_p, o) in orders.items()
+        ):
+            found = True
+    if not found:
+        return set()
+    return {i for i in items(diff.differences) if i[0] in ("units", "retreats", "centers", "phase")}
+
+
 CLASSES: tuple[DiffClass, ...] = (
     DiffClass(
         key="coast-support-cut",
@@ -607,6 +720,75 @@ CLASSES: tuple[DiffClass, ...] = (
         rule="2000 rulebook with DATC 2.4 preference 4.A.3; DATC 6.G.8 (v2.4)",
         defect="ours, being fixed (issue 10 item 2, branch i10-engine)",
         editions=("2000",),
+    ),
+    DiffClass(
+        key="no-land-fallback-2023",
+        title="2023 rules: an army ordered via convoy that has no whole convoy route stays "
+        "(the package moves it over land, as the 2000 rules do)",
+        explains=land_fallback,
+        minimal={
+            "phase": "S1901M",
+            "units": {"England": ["A LVP", "F NAO", "F NWG"], "France": ["A YOR"]},
+            "centers": {},
+            "orders": {
+                "England": ["A Lvp-Edi via convoy", "F Nao C A Lvp-Edi", "F Nwg-Nth"],
+                "France": ["A Yor-Edi"],
+            },
+        },
+        rule="2023 rulebook; DATC 3.0 6.G.8 (changed: no land route for an order via convoy)",
+        defect="neither: edition difference (the package follows the 2000 rules)",
+        editions=("2023",),
+    ),
+    DiffClass(
+        key="civil-disorder-2023",
+        title="2023 rules: civil-disorder removals counted from the nearest owned centre "
+        "(the package counts from the home centres, as the 2000 rules do)",
+        explains=civil_disorder_2000,
+        minimal={
+            "phase": "W1901A",
+            "units": {"Germany": ["A PAR", "A KIE"]},
+            "centers": {"Germany": ["PAR"]},
+            "orders": {},
+        },
+        rule="2023 rulebook (civil disorder: distance to the nearest owned supply centre); "
+        "2000 rulebook: nearest home centre",
+        defect="neither: edition difference (the package follows the 2000 rules)",
+        editions=("2023",),
+    ),
+    DiffClass(
+        key="civil-disorder-by-water",
+        title="civil-disorder removals: the package measures a fleet's distance to the home "
+        "centres over water only; we measure it over land and sea",
+        explains=civil_disorder_by_water,
+        minimal={
+            "phase": "W1901A",
+            "units": {"Austria": ["A NAF", "F GOL", "A VIE"]},
+            "centers": {"Austria": ["VIE", "BUD"]},
+            "orders": {},
+        },
+        rule="2000 rules with DATC 2.4 preference (civil disorder, 6.J): distances for "
+        "fleets over water only; 2023 rulebook: from the nearest owned centre",
+        defect="2000 rules: ours, being fixed (issue 10 item 3, branch i10-engine); "
+        "2023 rules: edition difference",
+    ),
+    DiffClass(
+        key="disrupted-by-own-support",
+        title="a convoying fleet attacked with a support from its own power is not "
+        "dislodged: we convoy the army, the package calls the convoy disrupted",
+        explains=disrupted_by_own_support,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Italy": ["A PIE", "F GOL", "F TYS"], "France": ["F MAR"]},
+            "centers": {},
+            "orders": {
+                "Italy": ["A Pie-Spa via convoy", "F Gol C A Pie-Spa", "F Tys S F Mar-Gol"],
+                "France": ["F Mar-Gol"],
+            },
+        },
+        rule="DATC 6.D.10/6.D.11 (a power's support cannot dislodge its own unit) with "
+        "6.F.? convoy disruption only by dislodgement (rulebook: a convoy fails only if a "
+        "fleet of the route is dislodged)",
+        defect="the diplomacy package's",
     ),
     DiffClass(
         key="void-own-unit",
