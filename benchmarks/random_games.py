@@ -269,16 +269,26 @@ def _name_coast(
     """With ``coasts``, ``support`` of a fleet's move to the coast ``ordered`` names a coast.
 
     Mostly the coast ordered; otherwise the province (any coast) or another coast the
-    fleet could also reach (the support then fails, DATC 6.B.9).
+    fleet could also reach (the support then fails, DATC 6.B.9).  A supporting fleet
+    names only a coast it could reach itself (another is not a legal support).
     """
     if not coasts or "/" not in ordered or support.target_type is not FLEET:
         return support
+    game_map = position.map
+    own = game_map.fleet_adj.get(support.location, frozenset())
+
+    def can_name(coast: str) -> bool:
+        return support.unit_type is not FLEET or coast in own
+
     roll = rng.random()
     if roll < COAST_NAME_CHANCE:
-        return replace(support, destination=ordered)
-    game_map = position.map
+        return replace(support, destination=ordered) if can_name(ordered) else support
     reach = game_map.fleet_adj.get(position.units[support.target].location, frozenset())
-    others = [c for c in game_map.coasts[support.destination] if c != ordered and c in reach]
+    others = [
+        c
+        for c in game_map.coasts[support.destination]
+        if c != ordered and c in reach and can_name(c)
+    ]
     if others and roll < (1 + COAST_NAME_CHANCE) / 2:
         return replace(support, destination=others[0])
     return support
