@@ -25,6 +25,7 @@ differences) and the run exits with status 1.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import subprocess
 import sys
@@ -785,9 +786,8 @@ CLASSES: tuple[DiffClass, ...] = (
                 "France": ["F Mar-Gol"],
             },
         },
-        rule="DATC 6.D.10/6.D.11 (a power's support cannot dislodge its own unit) with "
-        "6.F.? convoy disruption only by dislodgement (rulebook: a convoy fails only if a "
-        "fleet of the route is dislodged)",
+        rule="DATC 6.D.10 (a power's support cannot dislodge its own unit) and 6.F.4 (an "
+        "attacked convoy is not disrupted: only a dislodged fleet breaks it)",
         defect="the diplomacy package's",
     ),
     DiffClass(
@@ -931,7 +931,8 @@ CLASSES: tuple[DiffClass, ...] = (
                 "Italy": ["A Bre-Spa via convoy", "F Mao C A Bre-Spa"],
             },
         },
-        rule="DATC 6.D.11 (no self-dislodgement of a returning unit) and 6.E.? ",
+        rule="DATC 6.D.10 and 6.D.11 (a power cannot dislodge its own unit, also one that "
+        "failed to move away); that the attacker came by convoy changes nothing",
         defect="the diplomacy package's",
     ),
 )
@@ -1114,12 +1115,17 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     phases = build(args.games, args.first_seed, args.last_year, rules)
     built = time.perf_counter()
-    if args.answers and Path(args.answers).exists():
-        answers = json.loads(Path(args.answers).read_text(encoding="utf-8"))
+    asked_for = [package_phase(i, r) for i, (_, r) in enumerate(phases)]
+    # The saved answers are used only for the very same phases (same games, same engine).
+    key = hashlib.sha256(json.dumps(asked_for, sort_keys=True).encode()).hexdigest()
+    saved = Path(args.answers) if args.answers else None
+    stored = json.loads(saved.read_text(encoding="utf-8")) if saved and saved.exists() else {}
+    if isinstance(stored, dict) and stored.get("key") == key:
+        answers = stored["answers"]
     else:
-        answers = run_package([package_phase(i, r) for i, (_, r) in enumerate(phases)])
-        if args.answers:
-            Path(args.answers).write_text(json.dumps(answers), encoding="utf-8")
+        answers = run_package(asked_for)
+        if saved:
+            saved.write_text(json.dumps({"key": key, "answers": answers}), encoding="utf-8")
     asked = time.perf_counter()
     diffs = compare(phases, answers, rules)
     per_class: Counter[str] = Counter()
