@@ -12,6 +12,7 @@ from judge.engine import (
     Note,
     Phase,
     Position,
+    Reason,
     Rules,
     Unit,
     adjudicate,
@@ -255,3 +256,133 @@ def test_build_fleet_needs_coast_on_split_province() -> None:
     assert out.rejected[0].code == "CST"
     out = adjudicate(start, {"Russia": ["Build F StP/NC"]})
     assert out.position.units["stp"] == Unit("Russia", FLEET, "stp/nc")
+
+
+# -- issue 10: coasts against provinces ------------------------------------------------
+
+
+def test_support_naming_a_coast_is_not_cut_by_the_unit_attacked() -> None:
+    # DATC 6.D.15 with a coast in the support: the army in Bulgaria attacks the supporter
+    # from the province the support is given into, so it cannot cut the support.
+    start = pos("S1901M", [("Germany", "A", "rum"), ("Russia", "A", "bul"), ("Turkey", "F", "con")])
+    out = adjudicate(
+        start,
+        {
+            "Germany": ["A Rum S F Con-Bul/ec"],
+            "Russia": ["A Bul-Rum"],
+            "Turkey": ["F Con-Bul/ec"],
+        },
+    )
+    assert out.position.units["bul"] == Unit("Turkey", FLEET, "bul/ec")
+    assert out.position.units["rum"] == Unit("Germany", ARMY, "rum")
+    assert out.position.dislodged["bul"] == Dislodged(
+        Unit("Russia", ARMY, "bul"), "con", ("gre", "ser")
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["rum"].success is True and by_loc["rum"].reasons == ()
+
+
+def test_support_naming_a_coast_of_spain_is_not_cut_from_spain() -> None:
+    start = pos("S1901M", [("France", "F", "mao"), ("France", "F", "por"), ("Italy", "A", "spa")])
+    out = adjudicate(
+        start, {"France": ["F MAO-Spa/nc", "F Por S F MAO-Spa/nc"], "Italy": ["A Spa-Por"]}
+    )
+    assert out.position.units["spa"] == Unit("France", FLEET, "spa/nc")
+    assert out.position.dislodged["spa"].unit == Unit("Italy", ARMY, "spa")
+    assert out.position.dislodged["spa"].retreats == ("gas", "mar")
+
+
+def test_cut_culprit_is_the_unit_that_cut_the_support() -> None:
+    # Bulgaria cannot cut the support (it is the unit attacked); Ukraine does.
+    start = pos(
+        "S1901M",
+        [
+            ("Germany", "A", "rum"),
+            ("Russia", "A", "bul"),
+            ("Russia", "A", "ukr"),
+            ("Turkey", "F", "con"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "Germany": ["A Rum S F Con-Bul/ec"],
+            "Russia": ["A Bul-Rum", "A Ukr-Rum"],
+            "Turkey": ["F Con-Bul/ec"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["rum"].reasons == (Reason(Note.CUT, "ukr"),)
+
+
+# -- issue 10: the 2000 rules' land fallback -------------------------------------------
+
+R2000 = Rules.parse_edition("2000")
+
+
+def test_2000_incomplete_convoy_falls_back_to_the_land_route() -> None:
+    # The convoy orders (North Sea only) do not reach Wales: no route, so the army walks.
+    start = pos(
+        "S1901M", [("England", "A", "wal"), ("England", "F", "nth"), ("England", "F", "eng")]
+    )
+    for army in ("A Wal-Yor via convoy", "A Wal-Yor"):
+        out = adjudicate(start, {"England": [army, "F NTH C A Wal-Yor", "F ENG H"]}, R2000)
+        assert out.rejected == ()
+        assert out.position.units["yor"] == Unit("England", ARMY, "yor"), army
+        by_loc = {r.order.location: r for r in out.results}
+        assert by_loc["wal"].success is True and by_loc["wal"].reasons == ()
+        assert by_loc["nth"].notes == (Note.VOID,)
+    # Under 2023 the army ordered via convoy stays put.
+    out = adjudicate(
+        start, {"England": ["A Wal-Yor via convoy", "F NTH C A Wal-Yor", "F ENG H"]}, Rules()
+    )
+    assert out.position.units["wal"] == Unit("England", ARMY, "wal")
+
+
+def test_2000_foreign_incomplete_convoy_falls_back_to_the_land_route() -> None:
+    start = pos(
+        "S1901M", [("England", "A", "wal"), ("France", "F", "nth"), ("England", "F", "eng")]
+    )
+    out = adjudicate(
+        start,
+        {"England": ["A Wal-Yor via convoy", "F ENG H"], "France": ["F NTH C A Wal-Yor"]},
+        R2000,
+    )
+    assert out.rejected == ()
+    assert out.position.units["yor"] == Unit("England", ARMY, "yor")
+
+
+def test_2000_via_convoy_without_any_fleet_walks() -> None:
+    start = pos("S1901M", [("England", "A", "wal")])
+    out = adjudicate(start, {"England": ["A Wal-Yor via convoy"]}, R2000)
+    assert out.rejected == ()
+    assert out.position.units["yor"] == Unit("England", ARMY, "yor")
+    assert [r.code for r in adjudicate(start, {"England": ["A Wal-Yor via convoy"]}).rejected] == [
+        "FAR"
+    ]
+
+
+def test_2000_complete_convoy_broken_by_dislodgement_has_no_fallback() -> None:
+    # DATC 6.F.21 / 6.G.11: the route was whole as ordered; losing a fleet does not send
+    # the army over land.
+    start = pos(
+        "S1901M",
+        [
+            ("England", "A", "wal"),
+            ("England", "F", "nth"),
+            ("England", "F", "eng"),
+            ("France", "F", "bel"),
+            ("France", "F", "pic"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "England": ["A Wal-Yor via convoy", "F NTH C A Wal-Yor", "F ENG C A Wal-Yor"],
+            "France": ["F Bel-ENG", "F Pic S F Bel-ENG"],
+        },
+        R2000,
+    )
+    assert out.position.units["wal"] == Unit("England", ARMY, "wal")
+    wal = next(r for r in out.results if r.order.location == "wal")
+    assert wal.reasons == (Reason(Note.DISRUPTED, "eng"),)

@@ -365,6 +365,12 @@ def _convoy_plan(
         adjacent = order.destination in game_map.army_adj.get(order.location, frozenset())
         if not adjacent:
             convoyed.add(prov)
+        elif rules.land_route_fallback and not _whole_route(game_map, prov, order, fleets):
+            # 2000 rules (DATC 2.4 4.A.3, 6.G.8): an army goes by sea only when the convoy
+            # orders given for it reach from its province to its destination; otherwise it
+            # takes its land route.  A route that is whole as ordered but broken by a
+            # dislodgement does not fall back (6.F.21, 6.G.11): the check ignores the fight.
+            pass
         elif order.via_convoy:
             if fleets or not rules.land_route_fallback:
                 convoyed.add(prov)
@@ -374,6 +380,24 @@ def _convoy_plan(
         if prov in convoyed:
             plan[prov] = fleets
     return convoyed, plan
+
+
+def _whole_route(game_map: Map, source: str, order: Move, fleets: list[str]) -> bool:
+    """Whether ``fleets`` (the convoy orders given for the army) chain from ``source`` to
+    the army's destination, every one of them taken as doing its job."""
+    dest = order.destination
+    adj = game_map.fleet_adj_prov
+    frontier = [f for f in fleets if source in adj[f]]
+    seen = set(frontier)
+    while frontier:
+        f = frontier.pop()
+        if dest in adj[f]:
+            return True
+        for g in fleets:
+            if g not in seen and g in adj[f]:
+                seen.add(g)
+                frontier.append(g)
+    return False
 
 
 def _movement_results(
@@ -412,11 +436,7 @@ def _movement_results(
                 success = False
                 reasons.append(Reason(Note.VOID))
             elif not success and prov not in dislodged_by:
-                cutter = next(
-                    (a for a in resolver.moves_to.get(prov, ()) if units[a].power != unit.power),
-                    None,
-                )
-                reasons.append(Reason(Note.CUT, cutter))
+                reasons.append(Reason(Note.CUT, resolver.cutter(prov)))
         if prov in dislodged_by:
             success = False if kind is not Move else success
             reasons.append(Reason(Note.DISLODGED, dislodged_by[prov]))

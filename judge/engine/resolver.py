@@ -176,20 +176,30 @@ class Resolver:
 
     def _support_cut(self, p: str) -> bool:
         """``False`` when the support of ``p`` is cut by an attack (dislodging aside)."""
+        return self.cutter(p) is None
+
+    def cutter(self, p: str) -> str | None:
+        """The province of the first unit whose attack cuts the support of ``p``, if any.
+
+        A support is cut by an attack from any power but its own, except from the province
+        the support is given into (DATC 6.D.15); that province is compared without its
+        coast, as a support naming ``bul/ec`` is still given into Bulgaria.  A convoyed
+        army without a route cuts nothing.
+        """
         attackers = self.moves_to.get(p)
         if not attackers:
-            return True
+            return None
         order = self.orders[p]
         power = self.units[p].power
-        target_dest = order.destination if isinstance(order, SupportMove) else None
+        target_dest = order.destination.split("/", 1)[0] if isinstance(order, SupportMove) else None
         units = self.units
         for a in attackers:
             if units[a].power == power or a == target_dest:
                 continue
             if a in self.convoyed and not self.path(a):
                 continue
-            return False
-        return True
+            return a
+        return None
 
     def path(self, a: str) -> bool:
         """Whether the army in ``a`` has a route: always for a land move, else a convoy."""
