@@ -13,6 +13,7 @@ from judge.engine import (
     Phase,
     Position,
     Reason,
+    Remove,
     Rules,
     Unit,
     adjudicate,
@@ -386,3 +387,47 @@ def test_2000_complete_convoy_broken_by_dislodgement_has_no_fallback() -> None:
     assert out.position.units["wal"] == Unit("England", ARMY, "wal")
     wal = next(r for r in out.results if r.order.location == "wal")
     assert wal.reasons == (Reason(Note.DISRUPTED, "eng"),)
+
+
+# -- issue 10: civil disorder -----------------------------------------------------------
+
+
+def test_house_civil_disorder_outside_the_home_country_goes_first() -> None:
+    # Livonia and Prussia are both off centres and one move from a home centre; Prussia
+    # is outside Russia, Livonia inside, so the army in Prussia goes (rule 3.5).
+    start = pos(
+        "W1901A",
+        [
+            ("Russia", "A", "lvn"),
+            ("Russia", "A", "pru"),
+            ("Russia", "A", "mos"),
+            ("Russia", "A", "sev"),
+        ],
+        {"mos": "Russia", "sev": "Russia", "stp": "Russia"},
+    )
+    out = adjudicate(start, {}, Rules(civil_disorder=CivilDisorder.HOUSE))
+    assert [r.order for r in out.results if r.default] == [Remove(ARMY, "pru")]
+    assert set(out.position.units) == {"lvn", "mos", "sev"}
+
+
+def test_house_civil_disorder_seed_example() -> None:
+    # Rule 3.5's own example: England would remove F(HEL) and F(SKA) before A(Pic), but
+    # A(Pic) before F(ENG) or F(NTH); A(Bel) and F(Hol) would not be removed.
+    units = [
+        ("England", "F", "hel"),
+        ("England", "F", "ska"),
+        ("England", "A", "pic"),
+        ("England", "F", "eng"),
+        ("England", "F", "nth"),
+        ("England", "A", "bel"),
+        ("England", "F", "hol"),
+    ]
+    centres = {"lon": "England", "bel": "England", "hol": "England"}
+    rules = Rules(civil_disorder=CivilDisorder.HOUSE)
+    for owed, removed in ((2, ["hel", "ska"]), (3, ["hel", "pic", "ska"])):
+        start = pos(
+            "W1901A", units, {**centres, **{c: "England" for c in ["edi", "lvp"][: 4 - owed]}}
+        )
+        assert start.adjustment("England") == -owed
+        out = adjudicate(start, {}, rules)
+        assert sorted(r.order.location for r in out.results if r.default) == removed

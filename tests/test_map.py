@@ -701,3 +701,50 @@ def test_bad_map_file_names_line(replace: str, by: str, line: int, words: str) -
     assert replace in TINY
     with pytest.raises(ValueError, match=rf"^map file line {line}: .*{words}"):
         Map.from_text(TINY.replace(replace, by, 1))
+
+
+# -- home countries (issue 10) --------------------------------------------------------------
+
+
+def test_standard_home_countries(m: Map) -> None:
+    # All the provinces of each power's colour on the standard board, not only its centres.
+    assert m.home_country == {
+        "Austria": {"boh", "bud", "gal", "tri", "tyr", "vie"},
+        "England": {"cly", "edi", "lon", "lvp", "wal", "yor"},
+        "France": {"bre", "bur", "gas", "mar", "par", "pic"},
+        "Germany": {"ber", "kie", "mun", "pru", "ruh", "sil"},
+        "Italy": {"apu", "nap", "pie", "rom", "tus", "ven"},
+        "Russia": {"fin", "lvn", "mos", "sev", "stp", "ukr", "war"},
+        "Turkey": {"ank", "arm", "con", "smy", "syr"},
+    }
+    for power in m.powers:
+        assert m.home_centres[power] <= m.home_country[power]
+    assert m.home_country_of("lvn") == "Russia"
+    assert m.home_country_of("pru") == "Germany"
+    assert m.home_country_of("bel") is None
+    assert m.home_country_of("stp/nc") == "Russia"
+
+
+def test_home_country_defaults_to_home_centres() -> None:
+    tiny = Map.from_text(TINY)
+    assert tiny.home_country == {"Utopia": {"aaa"}, "Erewhon": frozenset()}
+    homed = Map.from_text(TINY + "home Erewhon bbb\nhome Utopia aaa\n")
+    assert homed.home_country == {"Utopia": {"aaa"}, "Erewhon": {"bbb"}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("home Utopia\n", "a home record is: home <Power> <province>"),
+        ("home Narnia aaa\n", "undeclared power 'Narnia'"),
+        ("home Utopia ddd\n", "unknown province 'ddd'"),
+        ("home Utopia aaa ccc\n", "sea province 'ccc' cannot be in a home country"),
+        ("home Utopia aaa bbb\nhome Erewhon bbb\n", "'bbb' is already in Utopia's home country"),
+        ("home Utopia bbb\n", "home centre 'aaa' of Utopia is not in its home country"),
+        ("home Utopia aaa aaa\n", "'aaa' is already in Utopia's home country"),
+    ],
+)
+def test_bad_home_record(extra: str, words: str) -> None:
+    with pytest.raises(ValueError, match=r"^map file line 2[01]: ") as err:
+        Map.from_text(TINY + extra)
+    assert words in str(err.value)

@@ -630,9 +630,11 @@ def civil_disorder_removals(
     """The ``count`` units of ``power`` removed by the civil disorder rule in force.
 
     Edition rule: farthest first from the nearest owned centre (2023) or home centre
-    (2000), distance counted over land and sea alike; ties: fleets before armies, then
-    alphabetical by province name.  House rule 3.5: units not in centres go first; then
-    farthest from a home centre; ties: sea first, then outside home, fleets, alphabetical.
+    (2000); distance counted over land and sea alike, except that under the 2000 rules a
+    fleet counts only the moves a fleet could make (over water); ties: fleets before
+    armies, then alphabetical by province name.  House rule 3.5: units not in centres go first; then
+    farthest from a home centre; ties: sea first, then outside the home country (the map's
+    ``home_country``), fleets, alphabetical.
     """
     game_map = position.map
     excluded = set(exclude)
@@ -640,13 +642,16 @@ def civil_disorder_removals(
     homes = game_map.home_centres.get(power, frozenset())
     if rules.civil_disorder is CivilDisorder.HOUSE:
         dist = _distances(game_map, homes)
+        # "Outside the home country": off every province of the power's colour, which is
+        # more than its home centres (Livonia is Russian, Prussia is not).
+        country = game_map.home_country.get(power, homes)
 
         def house_key(u: Unit) -> tuple[int, int, int, int, int, str]:
             return (
                 0 if u.province not in game_map.supply_centres else 1,
                 -dist.get(u.province, 999),
                 0 if game_map.is_sea(u.province) else 1,
-                0 if u.province not in homes else 1,
+                0 if u.province not in country else 1,
                 0 if u.type is FLEET else 1,
                 game_map.province_name[u.province].lower(),
             )
@@ -655,13 +660,19 @@ def civil_disorder_removals(
         return candidates[:count]
     if rules.edition is Edition.R2023:
         targets = frozenset(position.centres_of(power)) or homes
+        dist = _distances(game_map, targets)
+        fleet_dist = dist
     else:
         targets = homes
-    dist = _distances(game_map, targets)
+        dist = _distances(game_map, targets)
+        # 2000 rules (DATC 2.4 6.J.6): a fleet counts its distance over water only, that is
+        # by the moves a fleet could make; an army counts over land and sea.
+        fleet_dist = _fleet_distances(game_map, targets)
 
     def key(u: Unit) -> tuple[int, int, str]:
+        here = fleet_dist.get(u.location, 999) if u.type is FLEET else dist.get(u.province, 999)
         return (
-            -dist.get(u.province, 999),
+            -here,
             0 if u.type is FLEET else 1,
             game_map.province_name[u.province].lower(),
         )
@@ -681,6 +692,28 @@ def _distances(game_map: Map, targets: Iterable[str]) -> dict[str, int]:
     while queue:
         here = queue.popleft()
         for nxt in neighbours[here]:
+            if nxt not in dist:
+                dist[nxt] = dist[here] + 1
+                queue.append(nxt)
+    return dist
+
+
+def _fleet_distances(game_map: Map, targets: Iterable[str]) -> dict[str, int]:
+    """Fleet moves from every fleet location to the nearest of the ``targets`` provinces.
+
+    Keyed by location (``'stp/sc'``), since the coasts of a split province are apart for
+    a fleet; an inland target is never reached.
+    """
+    wanted = set(targets)
+    dist: dict[str, int] = {}
+    queue: deque[str] = deque()
+    for loc in game_map.fleet_adj:
+        if game_map.province_of(loc) in wanted:
+            dist[loc] = 0
+            queue.append(loc)
+    while queue:
+        here = queue.popleft()
+        for nxt in game_map.fleet_adj[here]:
             if nxt not in dist:
                 dist[nxt] = dist[here] + 1
                 queue.append(nxt)

@@ -140,6 +140,7 @@ class _Parsed:
     source_line: dict[tuple[str, str], int] = field(default_factory=dict)  # (key, src)
     units: list[tuple[int, str, str, str]] = field(default_factory=list)
     owns: list[tuple[int, str, str]] = field(default_factory=list)
+    homes: list[tuple[int, str, str]] = field(default_factory=list)  # (line, power, province)
 
 
 def _split_aliases(text: str) -> list[str]:
@@ -246,6 +247,11 @@ def _parse_lines(text: str) -> _Parsed:
                 raise MapFileError(n, "an owns record is: owns <Power> <centre> ...")
             for centre in args[1:]:
                 p.owns.append((n, args[0], centre.lower()))
+        elif key == "home":
+            if len(args) < 2:
+                raise MapFileError(n, "a home record is: home <Power> <province> <province> ...")
+            for province in args[1:]:
+                p.homes.append((n, args[0], province.lower()))
         else:
             raise MapFileError(n, f"unknown record type {words[0]!r}")
     p.last_line = n
@@ -266,6 +272,7 @@ class _Built:
     fleet: dict[str, set[str]]
     units: list[Unit]
     owns: dict[str, str]
+    homes: dict[str, set[str]]
 
 
 def _validate(p: _Parsed) -> _Built:
@@ -416,6 +423,8 @@ def _validate(p: _Parsed) -> _Built:
     if not p.owns:
         owns = {a: pr.centre for a, pr in provinces.items() if pr.centre not in ("-", "sc")}
 
+    homes = _home_countries(p)
+
     return _Built(
         name=p.variant,
         powers={k: v[:3] for k, v in p.powers.items()},
@@ -427,7 +436,43 @@ def _validate(p: _Parsed) -> _Built:
         fleet=fleet,
         units=units,
         owns=owns,
+        homes=homes,
     )
+
+
+def _home_countries(p: _Parsed) -> dict[str, set[str]]:
+    """Each power's home country: its ``home`` records, else just its home centres."""
+    homes: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}
+    for line, power, province in p.homes:
+        if power not in p.powers:
+            raise MapFileError(line, f"home country of undeclared power {power!r}")
+        prov = p.provinces.get(province)
+        if prov is None:
+            raise MapFileError(line, f"home country of {power}: unknown province {province!r}")
+        if prov.kind in (ProvinceKind.SEA, ProvinceKind.IMPASSABLE):
+            raise MapFileError(
+                line, f"{prov.kind.value} province {province!r} cannot be in a home country"
+            )
+        if province in owner:
+            raise MapFileError(line, f"{province!r} is already in {owner[province]}'s home country")
+        owner[province] = power
+        homes.setdefault(power, set()).add(province)
+    last_line = {power: line for line, power, _prov in p.homes}
+    for abbr, prov in p.provinces.items():
+        if prov.centre in p.powers:
+            country = homes.get(prov.centre)
+            if country is None:
+                continue  # no home record: filled with the home centres below
+            if abbr not in country:
+                raise MapFileError(
+                    last_line[prov.centre],
+                    f"home centre {abbr!r} of {prov.centre} is not in its home country",
+                )
+    for power in p.powers:
+        if power not in homes:
+            homes[power] = {a for a, pr in p.provinces.items() if pr.centre == power}
+    return homes
 
 
 # -- the map ------------------------------------------------------------------------------
@@ -456,6 +501,9 @@ class Map:
     daide: dict[str, str]
     supply_centres: frozenset[str]
     home_centres: dict[str, frozenset[str]]
+    #: Each power's home country: every province of its colour on the board (the home
+    #: centres among them); a map without ``home`` records gives just the home centres.
+    home_country: dict[str, frozenset[str]]
     start_units: tuple[Unit, ...]
     start_centres: dict[str, str]
     army_adj: dict[str, frozenset[str]]
@@ -494,6 +542,8 @@ class Map:
         self.home_centres = {
             pw: _fs(a for a in self.provinces if provs[a].centre == pw) for pw in self.powers
         }
+        self.home_country = {pw: _fs(built.homes.get(pw, ())) for pw in self.powers}
+        self._home_owner = {prov: pw for pw, provs in self.home_country.items() for prov in provs}
         self.start_units = tuple(built.units)
         self.start_centres = {it(c): pw for c, pw in sorted(built.owns.items())}
 
@@ -580,6 +630,14 @@ class Map:
         """The province of a location: ``'stp/nc'`` -> ``'stp'``, ``'lon'`` -> ``'lon'``."""
         prov = self._province_of.get(location)
         return prov if prov is not None else location.split("/", 1)[0]
+
+    def home_country_of(self, location: str) -> str | None:
+        """The power whose home country holds ``location`` (any coast), or ``None``.
+
+        >>> standard_map().home_country_of("fin"), standard_map().home_country_of("swe")
+        ('Russia', None)
+        """
+        return self._home_owner.get(self.province_of(location))
 
     def location_name(self, location: str) -> str:
         """English name of a location, e.g. ``'St Petersburg (north coast)'``.
