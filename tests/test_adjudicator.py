@@ -9,9 +9,12 @@ from judge.engine import (
     FLEET,
     CivilDisorder,
     Dislodged,
+    Hold,
+    Move,
     Note,
     Phase,
     Position,
+    Proxy,
     Reason,
     Remove,
     Rules,
@@ -431,3 +434,102 @@ def test_house_civil_disorder_seed_example() -> None:
         assert start.adjustment("England") == -owed
         out = adjudicate(start, {}, rules)
         assert sorted(r.order.location for r in out.results if r.default) == removed
+
+
+# -- issue 10: results ------------------------------------------------------------------
+
+
+def test_bounce_culprit_is_the_unit_that_stopped_the_move() -> None:
+    # The army in Spain has no convoy, so it contests nothing: the fleet holding Tuscany
+    # stopped the French army.
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "mar"),
+            ("France", "F", "gol"),
+            ("England", "A", "spa"),
+            ("Italy", "F", "tus"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Mar-Tus via convoy", "F GOL C A Mar-Tus"],
+            "England": ["A Spa-Tus via convoy"],
+            "Italy": ["F Tus H"],
+        },
+    )
+    assert out.rejected == ()
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["mar"].reasons == (Reason(Note.BOUNCE, "tus"),)
+    assert by_loc["spa"].reasons == (Reason(Note.NO_CONVOY),)
+
+
+def test_bounce_culprit_of_a_stand_off_and_of_a_stronger_move() -> None:
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "par"),
+            ("Germany", "A", "mun"),
+            ("Germany", "A", "ruh"),
+            ("Italy", "A", "pie"),
+        ],
+    )
+    # Germany's supported move beats Paris; Paris is bounced by Munich, not by an
+    # empty Burgundy.
+    out = adjudicate(
+        start, {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur", "A Ruh S A Mun-Bur"]}
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "mun"),)
+    # Two moves of one strength into an empty province stop each other.
+    out = adjudicate(start, {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur"]})
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "mun"),)
+    assert by_loc["mun"].reasons == (Reason(Note.BOUNCE, "par"),)
+
+
+def test_support_against_the_supporters_own_unit_is_void() -> None:
+    start = pos(
+        "S1901M", [("France", "A", "par"), ("Germany", "A", "bur"), ("Germany", "A", "mun")]
+    )
+    out = adjudicate(start, {"France": ["A Par-Bur"], "Germany": ["A Mun S A Par-Bur"]})
+    by_loc = {r.order.location: r for r in out.results}
+    # It cannot count against the German army in Burgundy, and the results say so.
+    assert (by_loc["mun"].success, by_loc["mun"].reasons) == (False, (Reason(Note.VOID),))
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "bur"),)
+    # With Burgundy left empty by a successful move the support counts as usual.
+    out = adjudicate(
+        start, {"France": ["A Par-Bur"], "Germany": ["A Mun S A Par-Bur", "A Bur-Pic"]}
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["mun"].success, by_loc["mun"].reasons) == (True, ())
+    assert out.position.units["bur"] == Unit("France", ARMY, "bur")
+
+
+def test_proxy_orders_appear_in_the_results() -> None:
+    # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
+    # when the unit was handed to that power; a proxied unit nobody orders holds and shows
+    # "No order processed" (a default), under the power it was handed to.
+    start = pos(
+        "S1901M",
+        [("France", "A", "par"), ("France", "A", "mar"), ("Germany", "A", "mun")],
+    )
+    rules = Rules(proxies=True)
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Par P Germany", "A Mar P Italy"],
+            "Germany": ["A Par-Pic", "A Mar-Spa", "A Mun H"],
+        },
+        rules,
+    )
+    assert [(r.code, r.text) for r in out.rejected] == [("NYU", "A Mar-Spa")]
+    assert [(r.power, r.order, r.success, r.default) for r in out.results] == [
+        ("France", Proxy(ARMY, "mar", "Italy"), True, False),
+        ("France", Proxy(ARMY, "par", "Germany"), True, False),
+        ("Germany", Hold(ARMY, "mun"), True, False),
+        ("Germany", Move(ARMY, "par", "pic"), True, False),
+        ("Italy", Hold(ARMY, "mar"), True, True),
+    ]
+    assert out.position.units["pic"] == Unit("France", ARMY, "pic")

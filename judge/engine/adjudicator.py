@@ -163,6 +163,7 @@ def _movement(
 
     chosen: dict[str, tuple[str | None, Order, str]] = {}
     written: dict[str, Order] = {}  # the order as given, for messages
+    handed: dict[str, tuple[str, Proxy, str]] = {}  # province -> the proxy order that counts
     for power, order, text in parsed:
         try:
             checked = check_movement(position, power, order, rules, proxied=proxied)
@@ -186,7 +187,23 @@ def _movement(
                 )
                 continue
         elif type(checked) is Proxy:
-            continue  # recorded in ``proxied``; the unit holds unless the holder orders it
+            # Recorded in ``proxied``; the unit holds unless the holder orders it.  The proxy
+            # order itself is listed in the results (seed 002), the last one given counting.
+            owner = units[prov].power
+            text = _written(game_map, order, text)
+            if prov in handed:
+                old_text = handed[prov][2]
+                rejected.append(
+                    Rejection(
+                        owner,
+                        old_text,
+                        OrderError(
+                            f"{old_text}: replaced by the later order {text}", code="REPLACED"
+                        ),
+                    )
+                )
+            handed[prov] = (owner, checked, text)
+            continue
         if prov in chosen:
             old_power, _old, old_text = chosen[prov]
             old_text = _written(game_map, written[prov], old_text)
@@ -298,7 +315,18 @@ def _movement(
         else:
             destroyed.append(unit)
 
-    results = _movement_results(resolver, orders, defaulted, void, dislodged_by, convoyed, res)
+    results = _movement_results(
+        resolver,
+        orders,
+        defaulted,
+        void,
+        dislodged_by,
+        convoyed,
+        res,
+        {prov: proxy.power for prov, (_owner, proxy, _text) in handed.items()},
+    )
+    results.extend(OrderResult(owner, proxy, True) for owner, proxy, _text in handed.values())
+    results.sort(key=lambda r: (r.power, r.order.location))
     after = Position(game_map, position.phase, new_units, position.centres, dislodged)
     nxt, skipped, winner = _advance(after, rules, had_retreats=bool(dislodged))
     return Adjudication(
@@ -408,7 +436,10 @@ def _movement_results(
     dislodged_by: Mapping[str, str],
     convoyed: set[str],
     res: Mapping[str, bool],
+    proxied: Mapping[str, str],
 ) -> list[OrderResult]:
+    """One result per unit; a unit handed over by proxy is listed under the power it was
+    handed to, whose order it carried out (or who gave none: "No order processed")."""
     units = resolver.units
     out: list[OrderResult] = []
     for prov, order in orders.items():
@@ -426,13 +457,11 @@ def _movement_results(
                     else:
                         reasons.append(Reason(Note.NO_CONVOY))
                 else:
-                    d = resolver.dest[prov]
-                    culprit = next((o for o in resolver.moves_to[d] if o != prov), None)
-                    if culprit is None and d in units:
-                        culprit = d
-                    reasons.append(Reason(Note.BOUNCE, culprit))
+                    reasons.append(Reason(Note.BOUNCE, resolver.bouncer(prov)))
         elif kind in (SupportMove, SupportHold, Convoy):
-            if prov in void:
+            if prov in void or (success and resolver.support_spent_on_own_unit(prov)):
+                # Void: the order matched nothing, or the support could not count since
+                # the move it backs would dislodge the supporter's own unit.
                 success = False
                 reasons.append(Reason(Note.VOID))
             elif not success and prov not in dislodged_by:
@@ -440,9 +469,8 @@ def _movement_results(
         if prov in dislodged_by:
             success = False if kind is not Move else success
             reasons.append(Reason(Note.DISLODGED, dislodged_by[prov]))
-        power = unit.power
+        power = proxied.get(prov, unit.power)
         out.append(OrderResult(power, order, success, tuple(reasons), prov in defaulted))
-    out.sort(key=lambda r: (r.power, r.order.location))
     return out
 
 

@@ -279,6 +279,46 @@ class Resolver:
             return 0
         return 1 + self._given(self.move_supports.get(p))
 
+    def support_spent_on_own_unit(self, s: str) -> bool:
+        """After :meth:`run`: whether the support of move given by ``s`` could not count
+        because the move would dislodge a unit of the supporter's own power (the unit
+        stays in the destination: it did not move, or lost a head-to-head battle)."""
+        order = self.orders[s]
+        if type(order) is not SupportMove:
+            return False
+        t = order.target
+        d = self.dest.get(t)
+        if d is None:
+            return False
+        occupant = self.units.get(d)
+        if occupant is None or occupant.power != self.units[s].power:
+            return False
+        left = d in self.dest and not self.head_to_head(t) and self.resolve(d)
+        return not left
+
+    def bouncer(self, p: str) -> str | None:
+        """After :meth:`run`: the province of the unit that stopped the failed move from ``p``.
+
+        The unit in the destination when its defence held (its hold strength, or its own
+        move in a head-to-head battle), else the first other move into the destination
+        whose prevent strength was enough; a convoyed army without a route prevents
+        nothing and is never named.
+        """
+        d = self.dest[p]
+        attack = self.attack_strength(p)
+        if d in self.units:
+            if attack == 0:
+                return d
+            if self.head_to_head(p):
+                if attack <= 1 + self._given(self.move_supports.get(d)):
+                    return d
+            elif attack <= self.hold_strength(d):
+                return d
+        for o in self.moves_to[d]:
+            if o != p and attack <= self.prevent_strength(o):
+                return o
+        return d if d in self.units else None
+
     def _move(self, p: str) -> bool:
         if p in self.convoyed and not self.path(p):
             return False
