@@ -464,9 +464,7 @@ def test_format_deadline_refuses_naive_datetimes_and_unknown_zones() -> None:
 def test_results_list_proxy_orders_and_proxied_units() -> None:
     # Seed 002: proxy orders show in the results; a unit handed over shows under the power
     # it was handed to, with "No Order Processed" when that power gave it no order.
-    start = pos(
-        "S1901M", [("France", "A", "par"), ("France", "A", "mar"), ("Germany", "A", "mun")]
-    )
+    start = pos("S1901M", [("France", "A", "par"), ("France", "A", "mar"), ("Germany", "A", "mun")])
     out = adjudicate(
         start,
         {
