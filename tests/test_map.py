@@ -748,3 +748,24 @@ def test_bad_home_record(extra: str, words: str) -> None:
     with pytest.raises(ValueError, match=r"^map file line 2[01]: ") as err:
         Map.from_text(TINY + extra)
     assert words in str(err.value)
+
+
+def test_non_ascii_letters_are_kept_when_matching_names(m: Map) -> None:
+    # "Grüße" is not "gre" with two letters dropped: no province, no coast, no power.
+    assert normalise_name("Grüße") == "grüße"
+    assert normalise_name("St. Pétersbourg") == "stpétersbourg"
+    assert m.find_province("Grüße") is None
+    assert m.find_location("Grüße") is None
+    assert m.find_province("Gre") == "gre"
+    # An accented letter still counts as one typo in a long enough name.
+    assert m.find_province("Bélgium") == "bel"
+    assert m.find_power("Ítaly") == "Italy"
+
+
+def test_fuzzy_matching_is_bounded(m: Map) -> None:
+    # One typo is looked for only in names of up to thirty letters; a longer text matches
+    # exactly or not at all, so the work per word stays small.
+    assert m.find_province("Mid Atlantic Oceam") == "mao"
+    long_name = "Norwegian Sea" + "x" * 30
+    assert m.find_province(long_name) is None
+    assert m.find_power("g" * 200) is None

@@ -56,9 +56,11 @@ RESERVED_WORDS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# Everything but letters and digits; letters beyond a-z are kept ("Grüße" is not "gre").
+_NON_ALNUM = re.compile(r"[\W_]+")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _FUZZY_MIN = 6  # shortest normalised input that may match a province with one typo
+_FUZZY_MAX = 30  # longest one looked at for a typo: the edits of a word grow with its square
 _POWER_FUZZY_MIN = 5  # shortest power name/adjective that tolerates one typo
 # "stp/n", "Spain (s)", "bul-e": a one-letter coast after a separator.
 _ONE_LETTER_COAST = re.compile(
@@ -68,7 +70,10 @@ _LEADING_THE = re.compile(r"^\s*the\s+", re.IGNORECASE)
 
 
 def normalise_name(text: str) -> str:
-    """Lowercase ``text`` and keep only the characters a-z and 0-9.
+    """Lowercase ``text`` and keep only its letters and digits (of any script).
+
+    Letters outside a-z are kept, not dropped, so a foreign word cannot shrink into a
+    name of this map ("Grüße" stays ``'grüße'``, not Greece's ``'gre'``).
 
     >>> normalise_name("St. Petersburg (North Coast)")
     'stpetersburgnorthcoast'
@@ -676,7 +681,7 @@ class Map:
 
         ``None`` when ``word`` is short, reserved, a power word, or near two provinces.
         """
-        if len(word) < _FUZZY_MIN or word in self._no_fuzzy:
+        if not _FUZZY_MIN <= len(word) <= _FUZZY_MAX or word in self._no_fuzzy:
             return None
         found = {self.aliases[v] for v in _edits1(word) if v in self.aliases}
         if len(found) == 1:
@@ -773,7 +778,11 @@ class Map:
         power = self._power_exact.get(word) or self._power_prefix.get(word)
         if power is not None:
             return power
-        if len(word) < _POWER_FUZZY_MIN - 1 or word in self.aliases or word in RESERVED_WORDS:
+        if (
+            not _POWER_FUZZY_MIN - 1 <= len(word) <= _FUZZY_MAX
+            or word in self.aliases
+            or word in RESERVED_WORDS
+        ):
             return None
         found = {self._power_full[v] for v in _edits1(word) if v in self._power_full}
         return found.pop() if len(found) == 1 else None
