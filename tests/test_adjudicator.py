@@ -533,3 +533,31 @@ def test_proxy_orders_appear_in_the_results() -> None:
         ("Italy", Hold(ARMY, "mar"), True, True),
     ]
     assert out.position.units["pic"] == Unit("France", ARMY, "pic")
+
+
+def test_document_retreat_option_naming_a_split_province_means_its_coasts() -> None:
+    # A fleet's retreat option written "SPA" stands for the coasts the fleet can reach;
+    # a bare province is no place for a fleet.
+    from judge.engine.document import adjudicate_document, position_from_document
+
+    doc = {
+        "phase": "F1901R",
+        "units": {"Italy": ["A GAS"]},
+        "dislodged": {"France": {"F GAS": ["SPA", "MAO"]}},
+        "centers": {},
+    }
+    assert position_from_document(doc).dislodged["gas"].retreats == ("mao", "spa/nc")
+    out = adjudicate_document({**doc, "orders": {"France": ["F Gas-Spa/nc"]}})
+    assert (out["rejected"], out["units"]["France"]) == ([], ["F SPA/NC"])
+    out = adjudicate_document({**doc, "orders": {"France": ["F Gas-Spa"]}})
+    assert (out["rejected"], out["units"]["France"]) == ([], ["F SPA/NC"])
+    # From the Gulf of Lyon only the south coast; from the Mid-Atlantic both coasts.
+    doc["units"] = {"Italy": ["A MAR"]}
+    doc["dislodged"] = {"France": {"F MAO": ["SPA"], "F GOL": ["SPA"]}}
+    position = position_from_document(doc)
+    assert position.dislodged["mao"].retreats == ("spa/nc", "spa/sc")
+    assert position.dislodged["gol"].retreats == ("spa/sc",)
+    # An army's option naming a coast is the province.
+    doc["dislodged"] = {"France": {"A GAS": ["SPA/NC"]}}
+    doc["units"] = {"Italy": ["A MAR"]}
+    assert position_from_document(doc).dislodged["gas"].retreats == ("spa",)

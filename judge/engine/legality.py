@@ -526,6 +526,27 @@ def _reach_from(game_map: Map, province: str) -> frozenset[str]:
 # -- retreats -------------------------------------------------------------------------
 
 
+def retreat_locations(game_map: Map, unit: Unit, option: str) -> tuple[str, ...]:
+    """The locations one written retreat option of ``unit`` stands for.
+
+    An army retreats to a province (a coast written is dropped); a fleet to a location, so
+    an option naming a split-coast province means each coast the fleet can reach from
+    where it stands.  A fleet's option it reaches on no coast is given back unchanged.
+
+    >>> from judge.engine import FLEET, Unit, standard_map
+    >>> retreat_locations(standard_map(), Unit("France", FLEET, "mao"), "spa")
+    ('spa/nc', 'spa/sc')
+    """
+    province = game_map.province_of(option)
+    if unit.type is ARMY:
+        return (province,)
+    coasts = game_map.coasts.get(province)
+    if option != province or not coasts:
+        return (option,)
+    reachable = game_map.fleet_adj.get(unit.location, frozenset())
+    return tuple(c for c in coasts if c in reachable) or (option,)
+
+
 def check_retreat(position: Position, power: str | None, order: Order) -> Order:
     """Check a retreat-phase order and return it in normal form."""
     game_map = position.map
