@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 
 from judge.engine.adjudicator import adjudicate
 from judge.engine.board import Map, standard_map
+from judge.engine.legality import retreat_locations
 from judge.engine.phases import Phase, PhaseKind, Season
 from judge.engine.position import Dislodged, Position
 from judge.engine.rules import Rules
@@ -325,6 +326,11 @@ def starting_position(case: Case, game_map: Map) -> Position:
         unit = _unit(spec)
         if retreats is None:
             retreats = jdip_retreats(case, unit, occupied, game_map)
+        else:
+            # A fleet's option naming a split province means the coasts it can reach.
+            retreats = tuple(
+                sorted({loc for r in retreats for loc in retreat_locations(game_map, unit, r)})
+            )
         dislodged.append(Dislodged(unit, None, tuple(retreats)))
     return Position.build(game_map, case.phase, units, centres, dislodged)
 

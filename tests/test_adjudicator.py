@@ -9,9 +9,14 @@ from judge.engine import (
     FLEET,
     CivilDisorder,
     Dislodged,
+    Hold,
+    Move,
     Note,
     Phase,
     Position,
+    Proxy,
+    Reason,
+    Remove,
     Rules,
     Unit,
     adjudicate,
@@ -255,3 +260,304 @@ def test_build_fleet_needs_coast_on_split_province() -> None:
     assert out.rejected[0].code == "CST"
     out = adjudicate(start, {"Russia": ["Build F StP/NC"]})
     assert out.position.units["stp"] == Unit("Russia", FLEET, "stp/nc")
+
+
+# -- issue 10: coasts against provinces ------------------------------------------------
+
+
+def test_support_naming_a_coast_is_not_cut_by_the_unit_attacked() -> None:
+    # DATC 6.D.15 with a coast in the support: the army in Bulgaria attacks the supporter
+    # from the province the support is given into, so it cannot cut the support.
+    start = pos("S1901M", [("Germany", "A", "rum"), ("Russia", "A", "bul"), ("Turkey", "F", "con")])
+    out = adjudicate(
+        start,
+        {
+            "Germany": ["A Rum S F Con-Bul/ec"],
+            "Russia": ["A Bul-Rum"],
+            "Turkey": ["F Con-Bul/ec"],
+        },
+    )
+    assert out.position.units["bul"] == Unit("Turkey", FLEET, "bul/ec")
+    assert out.position.units["rum"] == Unit("Germany", ARMY, "rum")
+    assert out.position.dislodged["bul"] == Dislodged(
+        Unit("Russia", ARMY, "bul"), "con", ("gre", "ser")
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["rum"].success is True and by_loc["rum"].reasons == ()
+
+
+def test_support_naming_a_coast_of_spain_is_not_cut_from_spain() -> None:
+    start = pos("S1901M", [("France", "F", "mao"), ("France", "F", "por"), ("Italy", "A", "spa")])
+    out = adjudicate(
+        start, {"France": ["F MAO-Spa/nc", "F Por S F MAO-Spa/nc"], "Italy": ["A Spa-Por"]}
+    )
+    assert out.position.units["spa"] == Unit("France", FLEET, "spa/nc")
+    assert out.position.dislodged["spa"].unit == Unit("Italy", ARMY, "spa")
+    assert out.position.dislodged["spa"].retreats == ("gas", "mar")
+
+
+def test_cut_culprit_is_the_unit_that_cut_the_support() -> None:
+    # Bulgaria cannot cut the support (it is the unit attacked); Ukraine does.
+    start = pos(
+        "S1901M",
+        [
+            ("Germany", "A", "rum"),
+            ("Russia", "A", "bul"),
+            ("Russia", "A", "ukr"),
+            ("Turkey", "F", "con"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "Germany": ["A Rum S F Con-Bul/ec"],
+            "Russia": ["A Bul-Rum", "A Ukr-Rum"],
+            "Turkey": ["F Con-Bul/ec"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["rum"].reasons == (Reason(Note.CUT, "ukr"),)
+
+
+# -- issue 10: the 2000 rules' land fallback -------------------------------------------
+
+R2000 = Rules.parse_edition("2000")
+
+
+def test_2000_incomplete_convoy_falls_back_to_the_land_route() -> None:
+    # The convoy orders (North Sea only) do not reach Wales: no route, so the army walks.
+    start = pos(
+        "S1901M", [("England", "A", "wal"), ("England", "F", "nth"), ("England", "F", "eng")]
+    )
+    for army in ("A Wal-Yor via convoy", "A Wal-Yor"):
+        out = adjudicate(start, {"England": [army, "F NTH C A Wal-Yor", "F ENG H"]}, R2000)
+        assert out.rejected == ()
+        assert out.position.units["yor"] == Unit("England", ARMY, "yor"), army
+        by_loc = {r.order.location: r for r in out.results}
+        assert by_loc["wal"].success is True and by_loc["wal"].reasons == ()
+        assert by_loc["nth"].notes == (Note.VOID,)
+    # Under 2023 the army ordered via convoy stays put.
+    out = adjudicate(
+        start, {"England": ["A Wal-Yor via convoy", "F NTH C A Wal-Yor", "F ENG H"]}, Rules()
+    )
+    assert out.position.units["wal"] == Unit("England", ARMY, "wal")
+
+
+def test_2000_foreign_incomplete_convoy_falls_back_to_the_land_route() -> None:
+    start = pos(
+        "S1901M", [("England", "A", "wal"), ("France", "F", "nth"), ("England", "F", "eng")]
+    )
+    out = adjudicate(
+        start,
+        {"England": ["A Wal-Yor via convoy", "F ENG H"], "France": ["F NTH C A Wal-Yor"]},
+        R2000,
+    )
+    assert out.rejected == ()
+    assert out.position.units["yor"] == Unit("England", ARMY, "yor")
+
+
+def test_2000_via_convoy_without_any_fleet_walks() -> None:
+    start = pos("S1901M", [("England", "A", "wal")])
+    out = adjudicate(start, {"England": ["A Wal-Yor via convoy"]}, R2000)
+    assert out.rejected == ()
+    assert out.position.units["yor"] == Unit("England", ARMY, "yor")
+    assert [r.code for r in adjudicate(start, {"England": ["A Wal-Yor via convoy"]}).rejected] == [
+        "FAR"
+    ]
+
+
+def test_2000_complete_convoy_broken_by_dislodgement_has_no_fallback() -> None:
+    # DATC 6.F.21 / 6.G.11: the route was whole as ordered; losing a fleet does not send
+    # the army over land.
+    start = pos(
+        "S1901M",
+        [
+            ("England", "A", "wal"),
+            ("England", "F", "nth"),
+            ("England", "F", "eng"),
+            ("France", "F", "bel"),
+            ("France", "F", "pic"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "England": ["A Wal-Yor via convoy", "F NTH C A Wal-Yor", "F ENG C A Wal-Yor"],
+            "France": ["F Bel-ENG", "F Pic S F Bel-ENG"],
+        },
+        R2000,
+    )
+    assert out.position.units["wal"] == Unit("England", ARMY, "wal")
+    wal = next(r for r in out.results if r.order.location == "wal")
+    assert wal.reasons == (Reason(Note.DISRUPTED, "eng"),)
+
+
+# -- issue 10: civil disorder -----------------------------------------------------------
+
+
+def test_house_civil_disorder_outside_the_home_country_goes_first() -> None:
+    # Livonia and Prussia are both off centres and one move from a home centre; Prussia
+    # is outside Russia, Livonia inside, so the army in Prussia goes (rule 3.5).
+    start = pos(
+        "W1901A",
+        [
+            ("Russia", "A", "lvn"),
+            ("Russia", "A", "pru"),
+            ("Russia", "A", "mos"),
+            ("Russia", "A", "sev"),
+        ],
+        {"mos": "Russia", "sev": "Russia", "stp": "Russia"},
+    )
+    out = adjudicate(start, {}, Rules(civil_disorder=CivilDisorder.HOUSE))
+    assert [r.order for r in out.results if r.default] == [Remove(ARMY, "pru")]
+    assert set(out.position.units) == {"lvn", "mos", "sev"}
+
+
+def test_house_civil_disorder_seed_example() -> None:
+    # Rule 3.5's own example: England would remove F(HEL) and F(SKA) before A(Pic), but
+    # A(Pic) before F(ENG) or F(NTH); A(Bel) and F(Hol) would not be removed.
+    units = [
+        ("England", "F", "hel"),
+        ("England", "F", "ska"),
+        ("England", "A", "pic"),
+        ("England", "F", "eng"),
+        ("England", "F", "nth"),
+        ("England", "A", "bel"),
+        ("England", "F", "hol"),
+    ]
+    centres = {"lon": "England", "bel": "England", "hol": "England"}
+    rules = Rules(civil_disorder=CivilDisorder.HOUSE)
+    for owed, removed in ((2, ["hel", "ska"]), (3, ["hel", "pic", "ska"])):
+        start = pos(
+            "W1901A", units, {**centres, **{c: "England" for c in ["edi", "lvp"][: 4 - owed]}}
+        )
+        assert start.adjustment("England") == -owed
+        out = adjudicate(start, {}, rules)
+        assert sorted(r.order.location for r in out.results if r.default) == removed
+
+
+# -- issue 10: results ------------------------------------------------------------------
+
+
+def test_bounce_culprit_is_the_unit_that_stopped_the_move() -> None:
+    # The army in Spain has no convoy, so it contests nothing: the fleet holding Tuscany
+    # stopped the French army.
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "mar"),
+            ("France", "F", "gol"),
+            ("England", "A", "spa"),
+            ("Italy", "F", "tus"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Mar-Tus via convoy", "F GOL C A Mar-Tus"],
+            "England": ["A Spa-Tus via convoy"],
+            "Italy": ["F Tus H"],
+        },
+    )
+    assert out.rejected == ()
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["mar"].reasons == (Reason(Note.BOUNCE, "tus"),)
+    assert by_loc["spa"].reasons == (Reason(Note.NO_CONVOY),)
+
+
+def test_bounce_culprit_of_a_stand_off_and_of_a_stronger_move() -> None:
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "par"),
+            ("Germany", "A", "mun"),
+            ("Germany", "A", "ruh"),
+            ("Italy", "A", "pie"),
+        ],
+    )
+    # Germany's supported move beats Paris; Paris is bounced by Munich, not by an
+    # empty Burgundy.
+    out = adjudicate(
+        start, {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur", "A Ruh S A Mun-Bur"]}
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "mun"),)
+    # Two moves of one strength into an empty province stop each other.
+    out = adjudicate(start, {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur"]})
+    by_loc = {r.order.location: r for r in out.results}
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "mun"),)
+    assert by_loc["mun"].reasons == (Reason(Note.BOUNCE, "par"),)
+
+
+def test_support_against_the_supporters_own_unit_is_void() -> None:
+    start = pos(
+        "S1901M", [("France", "A", "par"), ("Germany", "A", "bur"), ("Germany", "A", "mun")]
+    )
+    out = adjudicate(start, {"France": ["A Par-Bur"], "Germany": ["A Mun S A Par-Bur"]})
+    by_loc = {r.order.location: r for r in out.results}
+    # It cannot count against the German army in Burgundy, and the results say so.
+    assert (by_loc["mun"].success, by_loc["mun"].reasons) == (False, (Reason(Note.VOID),))
+    assert by_loc["par"].reasons == (Reason(Note.BOUNCE, "bur"),)
+    # With Burgundy left empty by a successful move the support counts as usual.
+    out = adjudicate(
+        start, {"France": ["A Par-Bur"], "Germany": ["A Mun S A Par-Bur", "A Bur-Pic"]}
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["mun"].success, by_loc["mun"].reasons) == (True, ())
+    assert out.position.units["bur"] == Unit("France", ARMY, "bur")
+
+
+def test_proxy_orders_appear_in_the_results() -> None:
+    # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
+    # when the unit was handed to that power; a proxied unit nobody orders holds and shows
+    # "No order processed" (a default), under the power it was handed to.
+    start = pos(
+        "S1901M",
+        [("France", "A", "par"), ("France", "A", "mar"), ("Germany", "A", "mun")],
+    )
+    rules = Rules(proxies=True)
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Par P Germany", "A Mar P Italy"],
+            "Germany": ["A Par-Pic", "A Mar-Spa", "A Mun H"],
+        },
+        rules,
+    )
+    assert [(r.code, r.text) for r in out.rejected] == [("NYU", "A Mar-Spa")]
+    assert [(r.power, r.order, r.success, r.default) for r in out.results] == [
+        ("France", Proxy(ARMY, "mar", "Italy"), True, False),
+        ("France", Proxy(ARMY, "par", "Germany"), True, False),
+        ("Germany", Hold(ARMY, "mun"), True, False),
+        ("Germany", Move(ARMY, "par", "pic"), True, False),
+        ("Italy", Hold(ARMY, "mar"), True, True),
+    ]
+    assert out.position.units["pic"] == Unit("France", ARMY, "pic")
+
+
+def test_document_retreat_option_naming_a_split_province_means_its_coasts() -> None:
+    # A fleet's retreat option written "SPA" stands for the coasts the fleet can reach;
+    # a bare province is no place for a fleet.
+    from judge.engine.document import adjudicate_document, position_from_document
+
+    doc = {
+        "phase": "F1901R",
+        "units": {"Italy": ["A GAS"]},
+        "dislodged": {"France": {"F GAS": ["SPA", "MAO"]}},
+        "centers": {},
+    }
+    assert position_from_document(doc).dislodged["gas"].retreats == ("mao", "spa/nc")
+    out = adjudicate_document({**doc, "orders": {"France": ["F Gas-Spa/nc"]}})
+    assert (out["rejected"], out["units"]["France"]) == ([], ["F SPA/NC"])
+    out = adjudicate_document({**doc, "orders": {"France": ["F Gas-Spa"]}})
+    assert (out["rejected"], out["units"]["France"]) == ([], ["F SPA/NC"])
+    # From the Gulf of Lyon only the south coast; from the Mid-Atlantic both coasts.
+    doc["units"] = {"Italy": ["A MAR"]}
+    doc["dislodged"] = {"France": {"F MAO": ["SPA"], "F GOL": ["SPA"]}}
+    position = position_from_document(doc)
+    assert position.dislodged["mao"].retreats == ("spa/nc", "spa/sc")
+    assert position.dislodged["gol"].retreats == ("spa/sc",)
+    # An army's option naming a coast is the province.
+    doc["dislodged"] = {"France": {"A GAS": ["SPA/NC"]}}
+    doc["units"] = {"Italy": ["A MAR"]}
+    assert position_from_document(doc).dislodged["gas"].retreats == ("spa",)

@@ -31,7 +31,7 @@ CASES = _cases()
 
 def test_case_counts() -> None:
     counts = {name: sum(1 for n, _c in CASES if n == name) for name in FILES}
-    assert counts == {"datc_2023.txt": 174, "datc_2000.txt": 20}
+    assert counts == {"datc_2023.txt": 174, "datc_2000.txt": 21}
 
 
 @pytest.mark.parametrize(("filename", "case"), CASES, ids=[f"{n[:9]}:{c.name}" for n, c in CASES])
@@ -47,3 +47,18 @@ def test_illegal_orders_carry_codes() -> None:
     assert {"FAR", "NYU", "NSA", "CST", "NRS", "NRN", "MBE", "YSC", "HSC", "ESC", "NMB"} <= set(
         codes
     )
+
+
+def test_fleet_retreat_option_naming_a_split_province() -> None:
+    # "dislodged France F mao spa": the fleet may go to either coast it reaches.
+    (case,) = parse_cases(
+        "case X.1\n"
+        "phase S1901R\n"
+        "unit Italy F mao\n"
+        "dislodged France F mao spa\n"
+        "order France F mao-spa/sc\n"
+        "after Italy F mao\n"
+        "after France F spa/sc\n"
+    )
+    outcome = run_case(case)
+    assert outcome.passed, outcome.problems

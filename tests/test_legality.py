@@ -86,7 +86,7 @@ def test_retreat_rejections() -> None:
     code, _ = reject(position, "Italy", "F Tri-Alb")
     assert code == "NYU"
     code, _ = reject(position, "Austria", "F Tri-NTH-Alb")
-    assert code in ("NVR", "SYNTAX")
+    assert code == "NVR"
 
 
 @pytest.mark.parametrize(
@@ -123,3 +123,78 @@ def test_build_anywhere_option() -> None:
     assert reject(position, "Germany", "Build F Den")[0] == "HSC"
     out = adjudicate(position, {"Germany": ["Build F Den"]}, Rules(build_anywhere=True))
     assert out.position.units["den"] == Unit("Germany", FLEET, "den")
+
+
+# -- issue 10 ---------------------------------------------------------------------------
+
+
+def test_support_naming_a_coast_the_supported_fleet_cannot_reach() -> None:
+    # The Aegean reaches only Bulgaria's south coast; supporting a move to the east coast
+    # supports a move that cannot be made (a province-level check let it through).
+    position = Position.build(
+        MAP, "S1901M", [Unit("Turkey", FLEET, "aeg"), Unit("Turkey", FLEET, "gre")]
+    )
+    code, message = reject(position, "Turkey", "F Gre S F Aeg-Bul/ec")
+    assert (code, message) == (
+        "FAR",
+        "F gre S F aeg-bul/ec: the fleet in Aegean Sea cannot move to Bulgaria (east coast)",
+    )
+    ok = adjudicate(position, {"Turkey": ["F Gre S F Aeg-Bul/sc", "F Aeg-Bul"]})
+    assert ok.rejected == ()
+    assert ok.position.units["bul"] == Unit("Turkey", FLEET, "bul/sc")
+
+
+def test_via_convoy_refusal_says_what_is_wrong() -> None:
+    # Yorkshire is next to Wales: the message must not say otherwise.
+    position = Position.build(MAP, "S1901M", [Unit("England", ARMY, "wal")])
+    code, message = reject(position, "England", "A Wal-Yor via convoy")
+    assert (code, message) == (
+        "FAR",
+        "A wal-yor via convoy: the army was ordered via convoy, but there are no fleets at "
+        "sea to carry it from Wales to Yorkshire",
+    )
+    position = Position.build(MAP, "S1901M", [Unit("Germany", ARMY, "mun")])
+    code, message = reject(position, "Germany", "A Mun-Bur via convoy")
+    assert (code, message) == (
+        "FAR",
+        "A mun-bur via convoy: the army was ordered via convoy, but no convoy can carry an "
+        "army from Munich to Burgundy",
+    )
+    code, message = reject(position, "Germany", "A Mun-Par")
+    assert (code, message) == (
+        "FAR",
+        "A mun-par: Paris is not next to Munich and no convoy could carry an army there",
+    )
+
+
+def test_retreat_written_as_a_convoy_is_not_a_valid_retreat() -> None:
+    position = Position.build(
+        MAP,
+        "F1901R",
+        [Unit("France", ARMY, "hol")],
+        dislodged=[Dislodged(Unit("England", ARMY, "hol"), "bel", ("kie", "ruh"))],
+    )
+    for text in ("A Hol-NTH-Yor", "A Hol-Yor via convoy"):
+        code, message = reject(position, "England", text)
+        assert code == "NVR", message
+        assert "a retreat cannot go by convoy" in message
+
+
+def test_proxy_power_needs_two_letters() -> None:
+    rules = Rules(proxies=True)
+    code, message = reject(START, "France", "A Par P G", rules)
+    assert code == "SYNTAX"
+    assert "two or more letters" in message
+    out = adjudicate(START, {"France": ["A Par P Ge"]}, rules)
+    assert out.rejected == ()
+
+
+def test_build_without_unit_type() -> None:
+    position = Position.build(MAP, "W1901A", [], {"par": "France", "bre": "France"})
+    # Paris is inland: only an army can stand there.
+    out = adjudicate(position, {"France": ["Build Par"]})
+    assert out.rejected == ()
+    assert out.position.units["par"] == Unit("France", ARMY, "par")
+    # Brest could hold either: still ambiguous.
+    code, message = reject(position, "France", "Build Bre")
+    assert (code, message) == ("CST", "Build bre: say whether to build an army or a fleet")

@@ -701,3 +701,71 @@ def test_bad_map_file_names_line(replace: str, by: str, line: int, words: str) -
     assert replace in TINY
     with pytest.raises(ValueError, match=rf"^map file line {line}: .*{words}"):
         Map.from_text(TINY.replace(replace, by, 1))
+
+
+# -- home countries (issue 10) --------------------------------------------------------------
+
+
+def test_standard_home_countries(m: Map) -> None:
+    # All the provinces of each power's colour on the standard board, not only its centres.
+    assert m.home_country == {
+        "Austria": {"boh", "bud", "gal", "tri", "tyr", "vie"},
+        "England": {"cly", "edi", "lon", "lvp", "wal", "yor"},
+        "France": {"bre", "bur", "gas", "mar", "par", "pic"},
+        "Germany": {"ber", "kie", "mun", "pru", "ruh", "sil"},
+        "Italy": {"apu", "nap", "pie", "rom", "tus", "ven"},
+        "Russia": {"fin", "lvn", "mos", "sev", "stp", "ukr", "war"},
+        "Turkey": {"ank", "arm", "con", "smy", "syr"},
+    }
+    for power in m.powers:
+        assert m.home_centres[power] <= m.home_country[power]
+    assert m.home_country_of("lvn") == "Russia"
+    assert m.home_country_of("pru") == "Germany"
+    assert m.home_country_of("bel") is None
+    assert m.home_country_of("stp/nc") == "Russia"
+
+
+def test_home_country_defaults_to_home_centres() -> None:
+    tiny = Map.from_text(TINY)
+    assert tiny.home_country == {"Utopia": {"aaa"}, "Erewhon": frozenset()}
+    homed = Map.from_text(TINY + "home Erewhon bbb\nhome Utopia aaa\n")
+    assert homed.home_country == {"Utopia": {"aaa"}, "Erewhon": {"bbb"}}
+
+
+@pytest.mark.parametrize(
+    ("extra", "words"),
+    [
+        ("home Utopia\n", "a home record is: home <Power> <province>"),
+        ("home Narnia aaa\n", "undeclared power 'Narnia'"),
+        ("home Utopia ddd\n", "unknown province 'ddd'"),
+        ("home Utopia aaa ccc\n", "sea province 'ccc' cannot be in a home country"),
+        ("home Utopia aaa bbb\nhome Erewhon bbb\n", "'bbb' is already in Utopia's home country"),
+        ("home Utopia bbb\n", "home centre 'aaa' of Utopia is not in its home country"),
+        ("home Utopia aaa aaa\n", "'aaa' is already in Utopia's home country"),
+    ],
+)
+def test_bad_home_record(extra: str, words: str) -> None:
+    with pytest.raises(ValueError, match=r"^map file line 2[01]: ") as err:
+        Map.from_text(TINY + extra)
+    assert words in str(err.value)
+
+
+def test_non_ascii_letters_are_kept_when_matching_names(m: Map) -> None:
+    # "Grüße" is not "gre" with two letters dropped: no province, no coast, no power.
+    assert normalise_name("Grüße") == "grüße"
+    assert normalise_name("St. Pétersbourg") == "stpétersbourg"
+    assert m.find_province("Grüße") is None
+    assert m.find_location("Grüße") is None
+    assert m.find_province("Gre") == "gre"
+    # An accented letter still counts as one typo in a long enough name.
+    assert m.find_province("Bélgium") == "bel"
+    assert m.find_power("Ítaly") == "Italy"
+
+
+def test_fuzzy_matching_is_bounded(m: Map) -> None:
+    # One typo is looked for only in names of up to thirty letters; a longer text matches
+    # exactly or not at all, so the work per word stays small.
+    assert m.find_province("Mid Atlantic Oceam") == "mao"
+    long_name = "Norwegian Sea" + "x" * 30
+    assert m.find_province(long_name) is None
+    assert m.find_power("g" * 200) is None

@@ -402,8 +402,6 @@ def test_unknown_power_prefix(game_map: Map) -> None:
         ("A Par_Bur", None, "unexpected character '_'"),
         ("F Spa/ec-Mao", None, "Spain has no east coast"),
         ("F Lon/nc-Nth", None, "London has no coasts"),
-        ("F Tri-Alb via convoy", R, "a retreat cannot go by convoy"),
-        ("F Tri-Adr-Alb", R, "a retreat cannot go by convoy"),
         ("A(Par H", None, "is not closed"),
         ("England:", None, "no order after the power"),
     ],
@@ -635,3 +633,20 @@ def test_ambiguous_power_prefix(tiny: Map) -> None:
         parse_order("Ut: A aaa H", tiny)
     (parsed,) = parse_orders("A aaa proxy to ut", tiny)
     assert isinstance(parsed.error, AmbiguousOrderError)
+
+
+def test_non_ascii_name_is_not_a_province(game_map: Map) -> None:
+    with pytest.raises(OrderSyntaxError, match="'Grüße' is not a province name"):
+        parse_order("F Ion-Grüße", game_map)
+
+
+@pytest.mark.parametrize("text", ["F Tri-Alb via convoy", "F Tri-Adr-Alb", "A Hol-NTH-Yor"])
+def test_convoyed_retreat_is_not_a_valid_retreat(text: str, game_map: Map) -> None:
+    # Well formed, but no retreat goes by convoy: DAIDE's NVR, not a syntax error.
+    with pytest.raises(OrderError) as info:
+        parse_order(text, game_map, PhaseKind.RETREAT)
+    assert info.value.code == "NVR"
+    assert str(info.value) == (
+        f"{text!r}: a retreat cannot go by convoy; write just the destination, e.g. 'F Tri-Alb'"
+    )
+    assert info.value.text == text

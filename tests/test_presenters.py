@@ -459,3 +459,24 @@ def test_format_deadline_refuses_naive_datetimes_and_unknown_zones() -> None:
         format_deadline(when, "Mars/Olympus_Mons")
     with pytest.raises(ValueError, match="unknown time zone"):
         format_deadline(when, "../etc/passwd")
+
+
+def test_results_list_proxy_orders_and_proxied_units() -> None:
+    # Seed 002: proxy orders show in the results; a unit handed over shows under the power
+    # it was handed to, with "No Order Processed" when that power gave it no order.
+    start = pos("S1901M", [("France", "A", "par"), ("France", "A", "mar"), ("Germany", "A", "mun")])
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Par P Germany", "A Mar P Italy"],
+            "Germany": ["A Par-Pic", "A Mar-Spa", "A Mun H"],
+        },
+        Rules(proxies=True),
+    )
+    assert results_report("game", 3, out).splitlines()[2:7] == [
+        "France: Army Marseilles PROXY to Italy.",
+        "France: Army Paris PROXY to Germany.",
+        "Germany: Army Munich HOLD.",
+        "Germany: Army Paris -> Picardy.",
+        "Italy: Army Marseilles, No Order Processed.",
+    ]

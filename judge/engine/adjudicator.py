@@ -163,6 +163,7 @@ def _movement(
 
     chosen: dict[str, tuple[str | None, Order, str]] = {}
     written: dict[str, Order] = {}  # the order as given, for messages
+    handed: dict[str, tuple[str, Proxy, str]] = {}  # province -> the proxy order that counts
     for power, order, text in parsed:
         try:
             checked = check_movement(position, power, order, rules, proxied=proxied)
@@ -186,7 +187,23 @@ def _movement(
                 )
                 continue
         elif type(checked) is Proxy:
-            continue  # recorded in ``proxied``; the unit holds unless the holder orders it
+            # Recorded in ``proxied``; the unit holds unless the holder orders it.  The proxy
+            # order itself is listed in the results (seed 002), the last one given counting.
+            owner = units[prov].power
+            text = _written(game_map, order, text)
+            if prov in handed:
+                old_text = handed[prov][2]
+                rejected.append(
+                    Rejection(
+                        owner,
+                        old_text,
+                        OrderError(
+                            f"{old_text}: replaced by the later order {text}", code="REPLACED"
+                        ),
+                    )
+                )
+            handed[prov] = (owner, checked, text)
+            continue
         if prov in chosen:
             old_power, _old, old_text = chosen[prov]
             old_text = _written(game_map, written[prov], old_text)
@@ -298,7 +315,18 @@ def _movement(
         else:
             destroyed.append(unit)
 
-    results = _movement_results(resolver, orders, defaulted, void, dislodged_by, convoyed, res)
+    results = _movement_results(
+        resolver,
+        orders,
+        defaulted,
+        void,
+        dislodged_by,
+        convoyed,
+        res,
+        {prov: proxy.power for prov, (_owner, proxy, _text) in handed.items()},
+    )
+    results.extend(OrderResult(owner, proxy, True) for owner, proxy, _text in handed.values())
+    results.sort(key=lambda r: (r.power, r.order.location))
     after = Position(game_map, position.phase, new_units, position.centres, dislodged)
     nxt, skipped, winner = _advance(after, rules, had_retreats=bool(dislodged))
     return Adjudication(
@@ -365,6 +393,12 @@ def _convoy_plan(
         adjacent = order.destination in game_map.army_adj.get(order.location, frozenset())
         if not adjacent:
             convoyed.add(prov)
+        elif rules.land_route_fallback and not _whole_route(game_map, prov, order, fleets):
+            # 2000 rules (DATC 2.4 4.A.3, 6.G.8): an army goes by sea only when the convoy
+            # orders given for it reach from its province to its destination; otherwise it
+            # takes its land route.  A route that is whole as ordered but broken by a
+            # dislodgement does not fall back (6.F.21, 6.G.11): the check ignores the fight.
+            pass
         elif order.via_convoy:
             if fleets or not rules.land_route_fallback:
                 convoyed.add(prov)
@@ -376,6 +410,24 @@ def _convoy_plan(
     return convoyed, plan
 
 
+def _whole_route(game_map: Map, source: str, order: Move, fleets: list[str]) -> bool:
+    """Whether ``fleets`` (the convoy orders given for the army) chain from ``source`` to
+    the army's destination, every one of them taken as doing its job."""
+    dest = order.destination
+    adj = game_map.fleet_adj_prov
+    frontier = [f for f in fleets if source in adj[f]]
+    seen = set(frontier)
+    while frontier:
+        f = frontier.pop()
+        if dest in adj[f]:
+            return True
+        for g in fleets:
+            if g not in seen and g in adj[f]:
+                seen.add(g)
+                frontier.append(g)
+    return False
+
+
 def _movement_results(
     resolver: Resolver,
     orders: Mapping[str, Order],
@@ -384,7 +436,10 @@ def _movement_results(
     dislodged_by: Mapping[str, str],
     convoyed: set[str],
     res: Mapping[str, bool],
+    proxied: Mapping[str, str],
 ) -> list[OrderResult]:
+    """One result per unit; a unit handed over by proxy is listed under the power it was
+    handed to, whose order it carried out (or who gave none: "No order processed")."""
     units = resolver.units
     out: list[OrderResult] = []
     for prov, order in orders.items():
@@ -402,27 +457,20 @@ def _movement_results(
                     else:
                         reasons.append(Reason(Note.NO_CONVOY))
                 else:
-                    d = resolver.dest[prov]
-                    culprit = next((o for o in resolver.moves_to[d] if o != prov), None)
-                    if culprit is None and d in units:
-                        culprit = d
-                    reasons.append(Reason(Note.BOUNCE, culprit))
+                    reasons.append(Reason(Note.BOUNCE, resolver.bouncer(prov)))
         elif kind in (SupportMove, SupportHold, Convoy):
-            if prov in void:
+            if prov in void or (success and resolver.support_spent_on_own_unit(prov)):
+                # Void: the order matched nothing, or the support could not count since
+                # the move it backs would dislodge the supporter's own unit.
                 success = False
                 reasons.append(Reason(Note.VOID))
             elif not success and prov not in dislodged_by:
-                cutter = next(
-                    (a for a in resolver.moves_to.get(prov, ()) if units[a].power != unit.power),
-                    None,
-                )
-                reasons.append(Reason(Note.CUT, cutter))
+                reasons.append(Reason(Note.CUT, resolver.cutter(prov)))
         if prov in dislodged_by:
             success = False if kind is not Move else success
             reasons.append(Reason(Note.DISLODGED, dislodged_by[prov]))
-        power = unit.power
+        power = proxied.get(prov, unit.power)
         out.append(OrderResult(power, order, success, tuple(reasons), prov in defaulted))
-    out.sort(key=lambda r: (r.power, r.order.location))
     return out
 
 
@@ -610,9 +658,11 @@ def civil_disorder_removals(
     """The ``count`` units of ``power`` removed by the civil disorder rule in force.
 
     Edition rule: farthest first from the nearest owned centre (2023) or home centre
-    (2000), distance counted over land and sea alike; ties: fleets before armies, then
-    alphabetical by province name.  House rule 3.5: units not in centres go first; then
-    farthest from a home centre; ties: sea first, then outside home, fleets, alphabetical.
+    (2000); distance counted over land and sea alike, except that under the 2000 rules a
+    fleet counts only the moves a fleet could make (over water); ties: fleets before
+    armies, then alphabetical by province name.  House rule 3.5: units not in centres go first; then
+    farthest from a home centre; ties: sea first, then outside the home country (the map's
+    ``home_country``), fleets, alphabetical.
     """
     game_map = position.map
     excluded = set(exclude)
@@ -620,13 +670,16 @@ def civil_disorder_removals(
     homes = game_map.home_centres.get(power, frozenset())
     if rules.civil_disorder is CivilDisorder.HOUSE:
         dist = _distances(game_map, homes)
+        # "Outside the home country": off every province of the power's colour, which is
+        # more than its home centres (Livonia is Russian, Prussia is not).
+        country = game_map.home_country.get(power, homes)
 
         def house_key(u: Unit) -> tuple[int, int, int, int, int, str]:
             return (
                 0 if u.province not in game_map.supply_centres else 1,
                 -dist.get(u.province, 999),
                 0 if game_map.is_sea(u.province) else 1,
-                0 if u.province not in homes else 1,
+                0 if u.province not in country else 1,
                 0 if u.type is FLEET else 1,
                 game_map.province_name[u.province].lower(),
             )
@@ -635,13 +688,19 @@ def civil_disorder_removals(
         return candidates[:count]
     if rules.edition is Edition.R2023:
         targets = frozenset(position.centres_of(power)) or homes
+        dist = _distances(game_map, targets)
+        fleet_dist = dist
     else:
         targets = homes
-    dist = _distances(game_map, targets)
+        dist = _distances(game_map, targets)
+        # 2000 rules (DATC 2.4 6.J.6): a fleet counts its distance over water only, that is
+        # by the moves a fleet could make; an army counts over land and sea.
+        fleet_dist = _fleet_distances(game_map, targets)
 
     def key(u: Unit) -> tuple[int, int, str]:
+        here = fleet_dist.get(u.location, 999) if u.type is FLEET else dist.get(u.province, 999)
         return (
-            -dist.get(u.province, 999),
+            -here,
             0 if u.type is FLEET else 1,
             game_map.province_name[u.province].lower(),
         )
@@ -661,6 +720,28 @@ def _distances(game_map: Map, targets: Iterable[str]) -> dict[str, int]:
     while queue:
         here = queue.popleft()
         for nxt in neighbours[here]:
+            if nxt not in dist:
+                dist[nxt] = dist[here] + 1
+                queue.append(nxt)
+    return dist
+
+
+def _fleet_distances(game_map: Map, targets: Iterable[str]) -> dict[str, int]:
+    """Fleet moves from every fleet location to the nearest of the ``targets`` provinces.
+
+    Keyed by location (``'stp/sc'``), since the coasts of a split province are apart for
+    a fleet; an inland target is never reached.
+    """
+    wanted = set(targets)
+    dist: dict[str, int] = {}
+    queue: deque[str] = deque()
+    for loc in game_map.fleet_adj:
+        if game_map.province_of(loc) in wanted:
+            dist[loc] = 0
+            queue.append(loc)
+    while queue:
+        here = queue.popleft()
+        for nxt in game_map.fleet_adj[here]:
             if nxt not in dist:
                 dist[nxt] = dist[here] + 1
                 queue.append(nxt)

@@ -56,9 +56,11 @@ RESERVED_WORDS: frozenset[str] = frozenset(
     }
 )  # fmt: skip
 
-_NON_ALNUM = re.compile(r"[^a-z0-9]+")
+# Everything but letters and digits; letters beyond a-z are kept ("Grüße" is not "gre").
+_NON_ALNUM = re.compile(r"[\W_]+")
 _ALPHABET = "abcdefghijklmnopqrstuvwxyz0123456789"
 _FUZZY_MIN = 6  # shortest normalised input that may match a province with one typo
+_FUZZY_MAX = 30  # longest one looked at for a typo: the edits of a word grow with its square
 _POWER_FUZZY_MIN = 5  # shortest power name/adjective that tolerates one typo
 # "stp/n", "Spain (s)", "bul-e": a one-letter coast after a separator.
 _ONE_LETTER_COAST = re.compile(
@@ -68,7 +70,10 @@ _LEADING_THE = re.compile(r"^\s*the\s+", re.IGNORECASE)
 
 
 def normalise_name(text: str) -> str:
-    """Lowercase ``text`` and keep only the characters a-z and 0-9.
+    """Lowercase ``text`` and keep only its letters and digits (of any script).
+
+    Letters outside a-z are kept, not dropped, so a foreign word cannot shrink into a
+    name of this map ("Grüße" stays ``'grüße'``, not Greece's ``'gre'``).
 
     >>> normalise_name("St. Petersburg (North Coast)")
     'stpetersburgnorthcoast'
@@ -140,6 +145,7 @@ class _Parsed:
     source_line: dict[tuple[str, str], int] = field(default_factory=dict)  # (key, src)
     units: list[tuple[int, str, str, str]] = field(default_factory=list)
     owns: list[tuple[int, str, str]] = field(default_factory=list)
+    homes: list[tuple[int, str, str]] = field(default_factory=list)  # (line, power, province)
 
 
 def _split_aliases(text: str) -> list[str]:
@@ -246,6 +252,11 @@ def _parse_lines(text: str) -> _Parsed:
                 raise MapFileError(n, "an owns record is: owns <Power> <centre> ...")
             for centre in args[1:]:
                 p.owns.append((n, args[0], centre.lower()))
+        elif key == "home":
+            if len(args) < 2:
+                raise MapFileError(n, "a home record is: home <Power> <province> <province> ...")
+            for province in args[1:]:
+                p.homes.append((n, args[0], province.lower()))
         else:
             raise MapFileError(n, f"unknown record type {words[0]!r}")
     p.last_line = n
@@ -266,6 +277,7 @@ class _Built:
     fleet: dict[str, set[str]]
     units: list[Unit]
     owns: dict[str, str]
+    homes: dict[str, set[str]]
 
 
 def _validate(p: _Parsed) -> _Built:
@@ -416,6 +428,8 @@ def _validate(p: _Parsed) -> _Built:
     if not p.owns:
         owns = {a: pr.centre for a, pr in provinces.items() if pr.centre not in ("-", "sc")}
 
+    homes = _home_countries(p)
+
     return _Built(
         name=p.variant,
         powers={k: v[:3] for k, v in p.powers.items()},
@@ -427,7 +441,43 @@ def _validate(p: _Parsed) -> _Built:
         fleet=fleet,
         units=units,
         owns=owns,
+        homes=homes,
     )
+
+
+def _home_countries(p: _Parsed) -> dict[str, set[str]]:
+    """Each power's home country: its ``home`` records, else just its home centres."""
+    homes: dict[str, set[str]] = {}
+    owner: dict[str, str] = {}
+    for line, power, province in p.homes:
+        if power not in p.powers:
+            raise MapFileError(line, f"home country of undeclared power {power!r}")
+        prov = p.provinces.get(province)
+        if prov is None:
+            raise MapFileError(line, f"home country of {power}: unknown province {province!r}")
+        if prov.kind in (ProvinceKind.SEA, ProvinceKind.IMPASSABLE):
+            raise MapFileError(
+                line, f"{prov.kind.value} province {province!r} cannot be in a home country"
+            )
+        if province in owner:
+            raise MapFileError(line, f"{province!r} is already in {owner[province]}'s home country")
+        owner[province] = power
+        homes.setdefault(power, set()).add(province)
+    last_line = {power: line for line, power, _prov in p.homes}
+    for abbr, prov in p.provinces.items():
+        if prov.centre in p.powers:
+            country = homes.get(prov.centre)
+            if country is None:
+                continue  # no home record: filled with the home centres below
+            if abbr not in country:
+                raise MapFileError(
+                    last_line[prov.centre],
+                    f"home centre {abbr!r} of {prov.centre} is not in its home country",
+                )
+    for power in p.powers:
+        if power not in homes:
+            homes[power] = {a for a, pr in p.provinces.items() if pr.centre == power}
+    return homes
 
 
 # -- the map ------------------------------------------------------------------------------
@@ -456,6 +506,9 @@ class Map:
     daide: dict[str, str]
     supply_centres: frozenset[str]
     home_centres: dict[str, frozenset[str]]
+    #: Each power's home country: every province of its colour on the board (the home
+    #: centres among them); a map without ``home`` records gives just the home centres.
+    home_country: dict[str, frozenset[str]]
     start_units: tuple[Unit, ...]
     start_centres: dict[str, str]
     army_adj: dict[str, frozenset[str]]
@@ -494,6 +547,8 @@ class Map:
         self.home_centres = {
             pw: _fs(a for a in self.provinces if provs[a].centre == pw) for pw in self.powers
         }
+        self.home_country = {pw: _fs(built.homes.get(pw, ())) for pw in self.powers}
+        self._home_owner = {prov: pw for pw, provs in self.home_country.items() for prov in provs}
         self.start_units = tuple(built.units)
         self.start_centres = {it(c): pw for c, pw in sorted(built.owns.items())}
 
@@ -581,6 +636,14 @@ class Map:
         prov = self._province_of.get(location)
         return prov if prov is not None else location.split("/", 1)[0]
 
+    def home_country_of(self, location: str) -> str | None:
+        """The power whose home country holds ``location`` (any coast), or ``None``.
+
+        >>> standard_map().home_country_of("fin"), standard_map().home_country_of("swe")
+        ('Russia', None)
+        """
+        return self._home_owner.get(self.province_of(location))
+
     def location_name(self, location: str) -> str:
         """English name of a location, e.g. ``'St Petersburg (north coast)'``.
 
@@ -618,7 +681,7 @@ class Map:
 
         ``None`` when ``word`` is short, reserved, a power word, or near two provinces.
         """
-        if len(word) < _FUZZY_MIN or word in self._no_fuzzy:
+        if not _FUZZY_MIN <= len(word) <= _FUZZY_MAX or word in self._no_fuzzy:
             return None
         found = {self.aliases[v] for v in _edits1(word) if v in self.aliases}
         if len(found) == 1:
@@ -715,7 +778,11 @@ class Map:
         power = self._power_exact.get(word) or self._power_prefix.get(word)
         if power is not None:
             return power
-        if len(word) < _POWER_FUZZY_MIN - 1 or word in self.aliases or word in RESERVED_WORDS:
+        if (
+            not _POWER_FUZZY_MIN - 1 <= len(word) <= _FUZZY_MAX
+            or word in self.aliases
+            or word in RESERVED_WORDS
+        ):
             return None
         found = {self._power_full[v] for v in _edits1(word) if v in self._power_full}
         return found.pop() if len(found) == 1 else None

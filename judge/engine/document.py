@@ -19,6 +19,7 @@ from typing import Any
 
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import Map, standard_map
+from judge.engine.legality import retreat_locations
 from judge.engine.phases import Phase
 from judge.engine.position import Dislodged, Position
 from judge.engine.results import OrderResult
@@ -98,7 +99,16 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
         for unit_text, retreats in items.items():
             where = f"dislodged.{power_text}.{unit_text}"
             unit = _unit(game_map, power, unit_text, where)
-            options = tuple(sorted(_location(game_map, r, where) for r in _list(retreats, where)))
+            found: set[str] = set()
+            for r in _list(retreats, where):
+                for loc in retreat_locations(game_map, unit, _location(game_map, r, where)):
+                    if not game_map.can_hold(unit.type, loc):
+                        raise DocumentError(
+                            f"{where}: {r!r} is not a place the {unit.type.word.lower()} "
+                            "can retreat to (a coast may be missing)"
+                        )
+                    found.add(loc)
+            options = tuple(sorted(found))
             dislodged.append(Dislodged(unit, None, options))
     centres: dict[str, str] | None = None
     if "centers" in doc or "centres" in doc:

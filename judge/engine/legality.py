@@ -343,6 +343,15 @@ def check_movement(
         # A coast named in the support must match the move's (DATC 6.B.9); without one
         # the support is for either coast (province to province, 2023 rules).
         keep = order.destination if target.type is FLEET and "/" in order.destination else dest
+        if keep != dest and keep not in game_map.fleet_adj.get(target.location, frozenset()):
+            # The province is in reach but not the coast named: no such move can be made.
+            raise _fail(
+                order,
+                game_map,
+                "FAR",
+                f"the fleet in {_name(game_map, target.location)} cannot move to "
+                f"{_name(game_map, keep)}",
+            )
         if (
             same_unit
             and order.target_type is target.type
@@ -440,7 +449,27 @@ def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Mo
         _check_route(position, order, unit.province, dest)
         return Move(ARMY, loc, dest, True, order.route)
     if order.via_convoy or not adjacent:
-        if not convoy_possible(game_map, unit.province, dest):
+        carriable = convoy_possible(game_map, unit.province, dest)
+        if carriable and fleet_route_exists(position, unit.province, dest):
+            return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
+        if adjacent and rules.land_route_fallback:
+            # 2000 rules: with no convoy to carry it, the army takes its land route (the
+            # adjudicator decides; the order keeps the "via convoy" it was written with).
+            return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
+        if adjacent:
+            why = (
+                "there are no fleets at sea to carry it"
+                if carriable
+                else "no convoy can carry an army"
+            )
+            raise _fail(
+                order,
+                game_map,
+                "FAR",
+                f"the army was ordered via convoy, but {why} from {_name(game_map, loc)} "
+                f"to {_name(game_map, dest)}",
+            )
+        if not carriable:
             raise _fail(
                 order,
                 game_map,
@@ -448,17 +477,15 @@ def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Mo
                 f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
                 "and no convoy could carry an army there",
             )
-        if not fleet_route_exists(position, unit.province, dest):
-            # The judges reject a convoyed move with no fleets to carry it; the unit then
-            # holds and can be supported in place (DATC 6.D.32).
-            raise _fail(
-                order,
-                game_map,
-                "FAR",
-                f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
-                "and there are no fleets at sea to convoy the army there",
-            )
-        return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
+        # The judges reject a convoyed move with no fleets to carry it; the unit then
+        # holds and can be supported in place (DATC 6.D.32).
+        raise _fail(
+            order,
+            game_map,
+            "FAR",
+            f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
+            "and there are no fleets at sea to convoy the army there",
+        )
     return order if _same_move(order, unit, dest, False) else Move(ARMY, loc, dest, False)
 
 
@@ -497,6 +524,27 @@ def _reach_from(game_map: Map, province: str) -> frozenset[str]:
 
 
 # -- retreats -------------------------------------------------------------------------
+
+
+def retreat_locations(game_map: Map, unit: Unit, option: str) -> tuple[str, ...]:
+    """The locations one written retreat option of ``unit`` stands for.
+
+    An army retreats to a province (a coast written is dropped); a fleet to a location, so
+    an option naming a split-coast province means each coast the fleet can reach from
+    where it stands.  A fleet's option it reaches on no coast is given back unchanged.
+
+    >>> from judge.engine import FLEET, Unit, standard_map
+    >>> retreat_locations(standard_map(), Unit("France", FLEET, "mao"), "spa")
+    ('spa/nc', 'spa/sc')
+    """
+    province = game_map.province_of(option)
+    if unit.type is ARMY:
+        return (province,)
+    coasts = game_map.coasts.get(province)
+    if option != province or not coasts:
+        return (option,)
+    reachable = game_map.fleet_adj.get(unit.location, frozenset())
+    return tuple(c for c in coasts if c in reachable) or (option,)
 
 
 def check_retreat(position: Position, power: str | None, order: Order) -> Order:
@@ -608,6 +656,9 @@ def check_adjustment(position: Position, power: str, order: Order, rules: Rules)
         )
     if province in position.units:
         raise _fail(order, game_map, "ESC", f"{_name(game_map, province)} is occupied")
+    if order.unit_type is None and not game_map.is_coastal(province):
+        # "Build Par": only an army can stand in an inland centre, so nothing is guessed.
+        return Build(ARMY, province)
     if order.unit_type is None:
         raise AmbiguousOrderError(
             f"{describe(order, game_map)}: say whether to build an army or a fleet", code="CST"

@@ -24,7 +24,12 @@ from dataclasses import dataclass
 from typing import NoReturn
 
 from judge.engine.board import Map, normalise_name, standard_map
-from judge.engine.errors import AmbiguousOrderError, OrderError, OrderSyntaxError
+from judge.engine.errors import (
+    AmbiguousOrderError,
+    IllegalOrderError,
+    OrderError,
+    OrderSyntaxError,
+)
 from judge.engine.orders import (
     Build,
     Convoy,
@@ -429,7 +434,13 @@ class _Parser:
         destination, route = points[-1], tuple(points[:-1])
         if retreat:
             if route or via:
-                self.fail("a retreat cannot go by convoy; write e.g. 'F Tri-Alb'")
+                # Well formed, but no retreat may be convoyed: DAIDE's "not a valid retreat".
+                raise IllegalOrderError(
+                    f"{_q(self.whole)}: a retreat cannot go by convoy; "
+                    f"write just the destination, e.g. 'F Tri-Alb'",
+                    text=self.whole,
+                    code="NVR",
+                )
             return Retreat(unit_type, location, destination)
         for sea in route:
             if "/" in sea or not self.map.is_sea(sea):
@@ -490,6 +501,12 @@ class _Parser:
         if self.at_end():
             self.fail(f"the proxy order names no power; write e.g. 'A Par P Ge' ({names})")
         written = self.rest_text()
+        if len(normalise_name(written)) < 2:
+            # The judges take two or more letters here, not the one-letter initial.
+            self.fail(
+                f"{written!r} is too short to name a power; write two or more letters of a "
+                f"power's name ({names})"
+            )
         power = _find_power(self.map, written, self.whole)
         if power is None:
             self.fail(

@@ -176,20 +176,30 @@ class Resolver:
 
     def _support_cut(self, p: str) -> bool:
         """``False`` when the support of ``p`` is cut by an attack (dislodging aside)."""
+        return self.cutter(p) is None
+
+    def cutter(self, p: str) -> str | None:
+        """The province of the first unit whose attack cuts the support of ``p``, if any.
+
+        A support is cut by an attack from any power but its own, except from the province
+        the support is given into (DATC 6.D.15); that province is compared without its
+        coast, as a support naming ``bul/ec`` is still given into Bulgaria.  A convoyed
+        army without a route cuts nothing.
+        """
         attackers = self.moves_to.get(p)
         if not attackers:
-            return True
+            return None
         order = self.orders[p]
         power = self.units[p].power
-        target_dest = order.destination if isinstance(order, SupportMove) else None
+        target_dest = order.destination.split("/", 1)[0] if isinstance(order, SupportMove) else None
         units = self.units
         for a in attackers:
             if units[a].power == power or a == target_dest:
                 continue
             if a in self.convoyed and not self.path(a):
                 continue
-            return False
-        return True
+            return a
+        return None
 
     def path(self, a: str) -> bool:
         """Whether the army in ``a`` has a route: always for a land move, else a convoy."""
@@ -268,6 +278,46 @@ class Resolver:
         if self.head_to_head(p) and self.resolve(self.dest[p]):
             return 0
         return 1 + self._given(self.move_supports.get(p))
+
+    def support_spent_on_own_unit(self, s: str) -> bool:
+        """After :meth:`run`: whether the support of move given by ``s`` could not count
+        because the move would dislodge a unit of the supporter's own power (the unit
+        stays in the destination: it did not move, or lost a head-to-head battle)."""
+        order = self.orders[s]
+        if type(order) is not SupportMove:
+            return False
+        t = order.target
+        d = self.dest.get(t)
+        if d is None:
+            return False
+        occupant = self.units.get(d)
+        if occupant is None or occupant.power != self.units[s].power:
+            return False
+        left = d in self.dest and not self.head_to_head(t) and self.resolve(d)
+        return not left
+
+    def bouncer(self, p: str) -> str | None:
+        """After :meth:`run`: the province of the unit that stopped the failed move from ``p``.
+
+        The unit in the destination when its defence held (its hold strength, or its own
+        move in a head-to-head battle), else the first other move into the destination
+        whose prevent strength was enough; a convoyed army without a route prevents
+        nothing and is never named.
+        """
+        d = self.dest[p]
+        attack = self.attack_strength(p)
+        if d in self.units:
+            if attack == 0:
+                return d
+            if self.head_to_head(p):
+                if attack <= 1 + self._given(self.move_supports.get(d)):
+                    return d
+            elif attack <= self.hold_strength(d):
+                return d
+        for o in self.moves_to[d]:
+            if o != p and attack <= self.prevent_strength(o):
+                return o
+        return d if d in self.units else None
 
     def _move(self, p: str) -> bool:
         if p in self.convoyed and not self.path(p):

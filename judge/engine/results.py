@@ -32,7 +32,8 @@ class Reason:
 
 @dataclass(frozen=True, slots=True)
 class OrderResult:
-    """The outcome of one order of ``power`` (the unit's owner).
+    """The outcome of one order of ``power``: the unit's owner, or in a movement phase
+    the power the unit was handed to by a proxy order (whose order it carried out).
 
     ``success`` says whether the order did what it asked (a move moved, a support was
     given, a build was made); ``reasons`` explain a failure and add remarks such as being

@@ -18,11 +18,13 @@ class Edition(enum.Enum):
 class CivilDisorder(enum.Enum):
     """How units are removed when a power owes removals and did not order them."""
 
-    #: What the edition says: 2023 measures the distance to the nearest owned centre,
-    #: 2000 the distance to the nearest home centre.
+    #: What the edition says: 2023 measures the distance to the nearest owned centre over
+    #: land and sea for every unit; 2000 the distance to the nearest home centre, over land
+    #: and sea for an army and over water only (fleet moves) for a fleet.
     EDITION = "edition"
     #: House rule 3.5 of the zine seed: units not in supply centres first, farthest from
-    #: a home centre first; ties: sea first, then outside home, fleets, then alphabetical.
+    #: a home centre first; ties: sea first, then outside the home country, fleets, then
+    #: alphabetical.
     HOUSE = "house"
 
 
