@@ -628,14 +628,19 @@ def self_dislodged_by_convoy(diff: PhaseDiff) -> set[Item]:
                 and game_map.province_of(o.destination) == prov
                 and _is_convoyed(diff, src)
             ]
-            own_support = any(
-                isinstance(o, SupportMove)
+            own_supports = [
+                o
+                for src, (_p, o) in orders.items()
+                if isinstance(o, SupportMove)
                 and o.target in attackers
                 and game_map.province_of(o.destination) == prov
                 and units[src].power.upper() == power
-                for src, (_p, o) in orders.items()
-            )
-            if attackers and own_support:
+            ]
+            if attackers and own_supports:
+                # and (once we call them so) those supports are void for us, not for it
+                out |= {
+                    ("support void", package_unit(o.unit_type, o.location)) for o in own_supports
+                }
                 explained = {
                     i
                     for i in items(diff.differences)
@@ -997,9 +1002,13 @@ def check_minimal(rules: Rules) -> int:
         found = differences(ours, theirs)
         diff = PhaseDiff(0, record, rules, ours, theirs, found)
         keys, left = classify(diff) if found else ([], set())
-        ok = cls.key in keys and not left
+        fixed = not found and "ours" in cls.defect
+        # a defect of ours, once fixed, may still leave an edition difference
+        ok = fixed or (not left and (cls.key in keys or (keys and "ours" in cls.defect)))
         bad += not ok
-        print(f"{'ok ' if ok else 'BAD'} {cls.key}: recognised as {keys or 'nothing'}")
+        status = "ok " if ok else "BAD"
+        seen = "no difference any more (fixed)" if fixed else f"recognised as {keys or 'nothing'}"
+        print(f"{status} {cls.key}: {seen}")
         print(f"    {json.dumps(cls.minimal)}")
         print(f"    differences: {json.dumps(found)}")
         if left:

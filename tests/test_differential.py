@@ -48,11 +48,13 @@ def test_minimal_position_is_recognised_by_its_class(cls: diff_run.DiffClass, ed
     found = phase_diff(cls.minimal, ANSWERS[cls.key], rules)
     if not found.differences:
         # Only a defect of ours can vanish: once fixed, both engines agree.
-        assert cls.defect.startswith("ours")
+        assert "ours" in cls.defect
         return
     keys, left = diff_run.classify(found)
-    assert cls.key in keys
     assert left == set()
+    if cls.key not in keys:
+        # Fixed in our engine: what is left is an edition difference of another class.
+        assert "ours" in cls.defect and keys == ["civil-disorder-2023"]
 
 
 def test_an_unknown_difference_is_left_unexplained() -> None:
@@ -80,11 +82,11 @@ def test_an_unknown_difference_is_left_unexplained() -> None:
 def test_a_class_explains_only_its_own_items() -> None:
     """Another difference in the same phase as a known one is still reported."""
     rules = Rules.parse_edition("2000")
-    theirs = deepcopy(ANSWERS["void-own-unit"])
+    theirs = deepcopy(ANSWERS["void-failed-convoy"])
     theirs["errors"] = ["SOMETHING ELSE"]
-    cls = next(c for c in diff_run.CLASSES if c.key == "void-own-unit")
+    cls = next(c for c in diff_run.CLASSES if c.key == "void-failed-convoy")
     found = phase_diff(cls.minimal, theirs, rules)
-    assert diff_run.classify(found) == (["void-own-unit"], {("refused", "SOMETHING ELSE")})
+    assert diff_run.classify(found) == (["void-failed-convoy"], {("refused", "SOMETHING ELSE")})
 
 
 def test_items_split_each_difference() -> None:
