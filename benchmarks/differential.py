@@ -438,6 +438,32 @@ def void_own_unit(diff: PhaseDiff, *, moved_away: bool = False) -> set[Item]:
     return out
 
 
+def void_own_unit_wide(diff: PhaseDiff) -> set[Item]:
+    """A support onto the supporter's own unit that stays, where we say void and it does not.
+
+    Such a support cannot be used (it could only dislodge its own side), and since item 5
+    we call every one void.  The package calls it void only when it would otherwise have
+    dislodged the unit (the attack beats the hold without it), and never when the
+    attacker comes by convoy (then it counts it: see ``self-dislodged-by-convoy``).
+    """
+    out: set[Item] = set()
+    units = diff.position.units
+    game_map = diff.position.map
+    results = _results_by_province(diff.ours, game_map)
+    for item, _prov, (power, order) in _support_items(diff, "support void"):
+        sides = diff.differences["support void"][item[1]]
+        if not isinstance(order, SupportMove) or not sides["ours"] or sides["theirs"]:
+            continue
+        dest = game_map.province_of(order.destination)
+        there = units.get(dest)
+        if there is None or there.power != power:
+            continue
+        left = dest in results and isinstance(results[dest].order, Move) and (results[dest].success)
+        if not left:
+            out.add(item)
+    return out
+
+
 def void_failed_convoy(diff: PhaseDiff) -> set[Item]:
     """Supports of an army whose convoy failed: the package calls them void, we do not."""
     out: set[Item] = set()
@@ -809,6 +835,23 @@ CLASSES: tuple[DiffClass, ...] = (
         rule="DATC 6.D.10/6.D.11 (no self-dislodgement): the support cannot be used; "
         "the results note is the judge's convention (njudge: void)",
         defect="ours, being fixed (issue 10 item 5, branch i10-engine); note only",
+    ),
+    DiffClass(
+        key="void-own-unit-wide",
+        title="a support onto the supporter's own unit that stays, which could not have "
+        "dislodged it anyway: we (since item 5) report it void, the package does not",
+        explains=void_own_unit_wide,
+        minimal={
+            "phase": "S1901M",
+            "units": {"Turkey": ["A CON", "A BUL", "A SER", "F RUM"]},
+            "centers": {},
+            "orders": {"Turkey": ["A Con-Bul", "A Ser S A Con-Bul", "A Bul H", "F Rum S A Bul"]},
+        },
+        rule="DATC 6.D.10/6.D.11: the support cannot be used; which such supports the "
+        "results call void is the judge's convention (the package: only one that would "
+        "otherwise dislodge; also not for a convoyed attacker)",
+        defect="neither (note only): appears once item 5 is fixed; the lead may prefer "
+        "the package's narrower 'would dislodge' reading",
     ),
     DiffClass(
         key="void-failed-convoy",
