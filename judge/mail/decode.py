@@ -613,7 +613,11 @@ class _TextExtractor(HTMLParser):
         if self.keep_quotes:
             drop = tag in _DROP_TAGS and tag != "blockquote"
         else:
-            drop = tag in _DROP_TAGS or bool(classes & _DROP_CLASSES)
+            # Yahoo prefixes its class names when a message is replied to again
+            # ("ydp3c2e5f0ayahoo_quoted").
+            drop = tag in _DROP_TAGS or any(
+                name in _DROP_CLASSES or name.endswith("yahoo_quoted") for name in classes
+            )
         if len(self.stack) >= _MAX_DEPTH and not drop:
             # Pathological nesting: stop tracking rather than grow without bound.
             return
@@ -939,8 +943,8 @@ _ATTRIBUTIONS = (
     re.compile(r"^\s*στις\s.*\bέγραψε\s*:\s*$", re.IGNORECASE),
 )
 # ... then any line that ends with a colon and holds a time of day and either a verb of
-# writing and a date, or an address (Gmail in Russian or Japanese has no verb at all:
-# "вт, 5 мар. 2024 г. в 10:00, Judge <judge@example.org>:").
+# writing with a date or an address, or ends with the address (Gmail in Russian or
+# Japanese has no verb at all: "вт, 5 мар. 2024 г. в 10:00, Judge <judge@example.org>:").
 _WROTE = re.compile(
     r"(?<!\w)(?:wrote|writes|a\s+[ée]crit|schrieb|escribi[óo]|ha\s+scritto|scrisse|escreveu"
     r"|schreef|skrev|pisze|napisał\(a\)|napisał|napisała|написал\(а\)|написал|написала"
@@ -952,6 +956,7 @@ _WROTE = re.compile(
 _TIME = re.compile(r"(?<!\d)\d{1,2}[:.h]\d\d(?!\d)")
 _DATE = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)|(?<!\d)\d{1,2}/\d{1,2}/\d{2,4}(?!\d)|年|년")
 _ADDRESS = re.compile(r"[^\s<>()@]+@[^\s<>()@]+\.[^\s<>()@:]+")
+_ADDRESS_AT_END = re.compile(r"@[^\s<>()@]+\.[^\s<>()@:]+>?\)?\s*[:：]\s*$")
 _ENDS_WITH_COLON = re.compile(r"[:：]\s*$")
 _MAX_ATTRIBUTION = 400
 # The words an attribution of :data:`_ATTRIBUTIONS` starts with.
@@ -966,7 +971,9 @@ def _is_attribution(text: str) -> bool:
         return True
     if not _TIME.search(text):
         return False
-    return bool(_ADDRESS.search(text) or (_WROTE.search(text) and _DATE.search(text)))
+    if _WROTE.search(text):
+        return bool(_DATE.search(text) or _ADDRESS.search(text))
+    return bool(_ADDRESS_AT_END.search(text))
 
 
 def _attribution(lines: list[str], index: int) -> int:
