@@ -728,7 +728,7 @@ def test_interleaved_quotes_and_signature_are_counted() -> None:
     body = read_body("> a\n> b\nA Par-Bur\n> c\n-- \nAnn")
     assert body.lines == ("A Par-Bur",)
     assert body.quoted == (
-        "3 lines starting with '>' (quoted text)",
+        "3 lines of quoted text, the first at line 1",
         "the signature from line 5 on",
     )
 

@@ -1115,7 +1115,8 @@ def read_body(text: str, subject: str = "") -> BodyText:
     dropped: list[str] = []
     quoted: list[str] = []
     not_read: list[str] = []
-    marked = 0  # lines starting with ">"
+    marked = 0  # lines of quoted text read past: starting with ">", or introducing them
+    first_marked = 0
     signed = False  # inside the text of an inline PGP signed message
     index = 0
     while index < len(lines):
@@ -1156,6 +1157,7 @@ def read_body(text: str, subject: str = "") -> BodyText:
             break
         if line.lstrip().startswith(">"):
             dropped.append(raw)
+            first_marked = first_marked or index + 1
             marked += 1
             index += 1
             continue
@@ -1164,6 +1166,8 @@ def read_body(text: str, subject: str = "") -> BodyText:
             following = _next_nonblank(lines, index + size, 1)
             if following and lines[following[0]].lstrip().startswith(">"):
                 dropped.extend(lines[index : index + size])
+                first_marked = first_marked or index + 1
+                marked += size
                 index += size
                 continue
             if forward or forward_subject:
@@ -1179,9 +1183,8 @@ def read_body(text: str, subject: str = "") -> BodyText:
         kept.append(_BULLET.sub("", line, count=1))
         index += 1
     if marked:
-        quoted.insert(
-            0, f"{marked} line{'' if marked == 1 else 's'} starting with '>' (quoted text)"
-        )
+        plural = "line" if marked == 1 else "lines"
+        quoted.insert(0, f"{marked} {plural} of quoted text, the first at line {first_marked}")
     return BodyText(tuple(kept), tuple(dropped), tuple(quoted), tuple(not_read))
 
 

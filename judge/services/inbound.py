@@ -1060,8 +1060,8 @@ def _reply(
         paragraphs.append(_not_read_paragraph(reply.not_read))
     if reply.nothing_read or not paragraphs:
         paragraphs.append(
-            "Write your commands and orders in the body of the message itself, as plain "
-            "text, one per line.\nSend HELP for how to use this judge."
+            "Write your commands and orders in the body of the message itself, as plain\n"
+            "text, one per line. Send HELP for how to use this judge."
         )
     rendered = judge.renderer.render(
         "player/reply.txt.j2",
