@@ -839,3 +839,15 @@ def test_outlook_bulleted_list_fixture() -> None:
     assert read_body(mail.text).lines == (
         "SIGNON Ttest01 pw-tur", "", "F Ank-Bla", "A Con-Bul", "", "A Smy H",
     )  # fmt: skip
+
+
+def test_long_lines_of_blanks_and_marks_are_read_in_linear_time() -> None:
+    # A header pattern with two optional runs of blanks in a row took quadratic time on a
+    # line of blanks (minutes for 20,000); each of these takes well under a second.
+    import time
+
+    for line in (" " * 100_000 + ":", "\t" * 100_000, "*" * 100_000 + ":", "From" + " " * 100_000):
+        start = time.perf_counter()
+        body = read_body(f"A Par-Bur\n{line}\nF Bre H")
+        assert time.perf_counter() - start < 5, repr(line[:10])
+        assert len(body.lines) + len(body.left_out) == 3

@@ -866,12 +866,14 @@ def _words_pattern(words: list[str]) -> str:
 
 # "Word: value" as it comes out of plain text ("From:"), of HTML ("From:" after the bold
 # tags are gone) and of a plain part made from bold HTML ("*From:*", "*From*:").
+# Each run of blanks has one place in the pattern, so a line of blanks is read in one pass.
+_STARS = r"[ \t]*(?:\*+[ \t]*)?"
 _HEADER_LINE = re.compile(
-    rf"^[ \t]*\**[ \t]*({_words_pattern(list(_HEADER_KIND))})[ \t]*\**[ \t]*[:：]", re.IGNORECASE
+    rf"^{_STARS}({_words_pattern(list(_HEADER_KIND))}){_STARS}[:：]", re.IGNORECASE
 )
 _SENT_INLINE = re.compile(
     rf"(?<!\w)({_words_pattern([w for w, k in _HEADER_KIND.items() if k == 'sent'])})"
-    r"[ \t]*\**[ \t]*[:：]",
+    rf"{_STARS}[:：]",
     re.IGNORECASE,
 )
 
