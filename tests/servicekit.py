@@ -70,6 +70,15 @@ class Table:
             inbound_id = row.id
         return process_one(self.app.sessions, self.app.judge, inbound_id, now)
 
+    def inject(self, raw: bytes, when: str) -> str:
+        """Store and process a raw message as received (a mail program's own bytes)."""
+        now = at(when)
+        with self.app.sessions() as session, session.begin():
+            row, new = receive(session, raw, now)
+            assert new
+            inbound_id = row.id
+        return process_one(self.app.sessions, self.app.judge, inbound_id, now)
+
     def new_mail(self) -> list[OutboundMessage]:
         with self.app.sessions() as session:
             rows = list(

@@ -5,11 +5,12 @@ from __future__ import annotations
 import base64
 import hashlib
 from email.message import EmailMessage
+from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.mail.decode import IncomingMail, decode, html_to_text, order_text
+from judge.mail.decode import IncomingMail, decode, html_to_text, order_text, read_body
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -513,3 +514,340 @@ def test_html_and_order_text_never_raise(text: str) -> None:
     html_to_text(text)
     kept, dropped = order_text(text)
     assert len(kept) + len(dropped) == len(text.splitlines())
+
+
+# -- what real mail programs add (issue 10) ---------------------------------------------
+
+MAIL = Path(__file__).parent / "mail"
+
+
+def read_fixture(name: str) -> IncomingMail:
+    return decode((MAIL / name).read_bytes())
+
+
+RESULTS = "Movement results for Spring of 1901.\n\nFrance: Army Marseilles HOLD.\n"
+
+
+def test_outlook_header_blocks_in_every_language() -> None:
+    blocks = {
+        "es": "De: Judge <j@x.org>\nEnviado el: martes, 24 de noviembre de 2026 10:00\n"
+        "Para: ana@x.org\nAsunto: Resultados",
+        "es-mac": "De: Judge <j@x.org>\nFecha: martes, 24 de noviembre de 2026, 10:00\n"
+        "Para: ana@x.org\nAsunto: Resultados",
+        "pt": "De: Judge <j@x.org>\nEnviado: terça-feira, 24 de novembro de 2026 10:00\n"
+        "Para: ana@x.org\nAssunto: Resultados",
+        "pt-br": "De: Judge <j@x.org>\nEnviada em: terça-feira, 24 de novembro de 2026 10:00\n"
+        "Para: ana@x.org\nAssunto: Resultados",
+        "sv": "Från: Judge <j@x.org>\nSkickat: den 24 november 2026 10:00\nTill: a@x.org\n"
+        "Ämne: Resultat",
+        "pl": "Od: Judge <j@x.org>\nWysłano: wtorek, 24 listopada 2026 10:00\nDo: a@x.org\n"
+        "Temat: Wyniki",
+        "ru": "От: Judge <j@x.org>\nОтправлено: 24 ноября 2026 г. 10:00\nКому: a@x.org\n"
+        "Тема: Результаты",
+        "fi": "Lähettäjä: Judge <j@x.org>\nLähetetty: tiistai 24. marraskuuta 2026 10.00\n"
+        "Vastaanottaja: a@x.org\nAihe: Tulokset",
+        "cs": "Od: Judge <j@x.org>\nOdesláno: úterý 24. listopadu 2026 10:00\nKomu: a@x.org\n"
+        "Předmět: Výsledky",
+        "hu": "Feladó: Judge <j@x.org>\nElküldve: 2026. november 24., kedd 10:00\n"
+        "Címzett: a@x.org\nTárgy: Eredmények",
+        "tr": "Kimden: Judge <j@x.org>\nGönderildi: 24 Kasım 2026 Salı 10:00\nKime: a@x.org\n"
+        "Konu: Sonuçlar",
+        "el": "Από: Judge <j@x.org>\nΑποστολή: Τρίτη, 24 Νοεμβρίου 2026 10:00 πμ\n"
+        "Προς: a@x.org\nΘέμα: Αποτελέσματα",
+        "ja": "差出人: Judge <j@x.org>\n送信日時: 2026年11月24日 10:00\n宛先: a@x.org\n件名: 結果",
+        "zh": "发件人: Judge <j@x.org>\n发送时间: 2026年11月24日 10:00\n收件人: a@x.org\n"
+        "主题: 结果",
+        "ko": "보낸 사람: Judge <j@x.org>\n보낸 날짜: 2026년 11월 24일 화요일 오전 10:00\n"
+        "받는 사람: a@x.org\n제목: 결과",
+        "nl-bold": "*Van:* Judge <j@x.org>\n*Verzonden:* dinsdag 24 november 2026 10:00\n"
+        "*Aan:* a@x.org\n*Onderwerp:* Uitslag",
+        # No "Sent" line: three header lines starting with a "From" line are enough.
+        "it-no-date": "Da: Judge <j@x.org>\nA: a@x.org\nOggetto: Risultati",
+        "da-no-date": "Fra: Judge <j@x.org>\nTil: a@x.org\nEmne: Resultater",
+    }
+    for language, block in blocks.items():
+        text = f"A Par-Bur\nF Bre H\n\n{block}\n\n{RESULTS}"
+        body = read_body(text)
+        assert body.lines == ("A Par-Bur", "F Bre H", ""), language
+        assert body.left_out[-1] == "France: Army Marseilles HOLD.", language
+        first = block.split("\n")[0]
+        assert body.quoted == (f"the quoted message from line 4 on ({first!r})",), language
+
+
+def test_header_words_are_of_one_kind_in_every_language() -> None:
+    from judge.mail.decode import _HEADER_WORDS, _word_key
+
+    kinds: dict[str, set[str]] = {}
+    for froms, sents, fields in _HEADER_WORDS.values():
+        for kind, words in (("from", froms), ("sent", sents), ("field", fields)):
+            for word in words:
+                kinds.setdefault(_word_key(word), set()).add(kind)
+    assert {word: k for word, k in kinds.items() if len(k) > 1} == {}
+
+
+def test_header_like_lines_that_are_no_quote_header_are_read() -> None:
+    # Two header lines without a "Sent" line, or a "From" line alone, start no quote.
+    text = "De: Ana\nPara: Judge\nA Par-Bur\nFrom: France\n\nA Mar H\nTo: all\nSubject: x"
+    assert read_body(text).lines == tuple(text.split("\n"))
+
+
+def test_on_wrote_in_other_languages() -> None:
+    attributions = [
+        "Am Di., 24. Nov. 2026 um 10:00 Uhr schrieb TESTJUDGE <judge@example.org>:",
+        "Le mar. 24 nov. 2026 à 10:00, TESTJUDGE <judge@example.org> a écrit :",
+        "El mar, 24 nov 2026 a las 10:00, TESTJUDGE (<judge@example.org>) escribió:",
+        "Il giorno mar 24 nov 2026 alle ore 10:00 TESTJUDGE <judge@example.org> ha scritto:",
+        "Em ter., 24 de nov. de 2026 às 10:00, TESTJUDGE <judge@example.org> escreveu:",
+        "Op di 24 nov 2026 om 10:00 schreef TESTJUDGE <judge@example.org>:",
+        "Den tis 24 nov. 2026 kl 10:00 skrev TESTJUDGE <judge@example.org>:",
+        "W dniu 24.11.2026 o 10:00, TESTJUDGE pisze:",
+        "wt., 24 lis 2026 o 10:00 TESTJUDGE <judge@example.org> napisał(a):",
+        "24.11.2026 10:00, TESTJUDGE пишет:",
+        "вт, 24 нояб. 2026 г. в 10:00, TESTJUDGE <judge@example.org>:",
+        "ti 24.11.2026 klo 10.00 TESTJUDGE (judge@example.org) kirjoitti:",
+        "TESTJUDGE <judge@example.org> ezt írta (időpont: 2026. nov. 24., K, 10:00):",
+        "2026年11月24日(火) 10:00 TESTJUDGE <judge@example.org>:",
+        "TESTJUDGE <judge@example.org> 于2026年11月24日周二 10:00写道：",
+        "On 24 Nov 2026, at 10:00, TESTJUDGE <judge@example.org> wrote:",
+        "Il 24/11/2026 10:00, TESTJUDGE ha scritto:",
+    ]
+    for line in attributions:
+        # Quoted text that is not marked with ">" (Outlook's "reply above" habit).
+        body = read_body(f"A Par-Bur\n\n{line}\n\n{RESULTS}")
+        assert body.lines == ("A Par-Bur", ""), line
+        assert body.left_out[0] == line, line
+
+
+def test_wrapped_attribution_in_polish_takes_its_first_line_only_when_needed() -> None:
+    text = "A War-Gal\nwt., 24 lis 2026 o 10:00 TESTJUDGE <judge@example.org>\nnapisał(a):\nold"
+    assert read_body(text).lines == ("A War-Gal",)
+    # The line before an attribution that is whole by itself is not part of it.
+    text = "PHASE Fall 1901\nOn Tue, 24 Nov 2026 at 10:00, TESTJUDGE <judge@example.org> wrote:\nx"
+    assert read_body(text).lines == ("PHASE Fall 1901",)
+
+
+def test_sentences_with_times_or_colons_are_read() -> None:
+    text = (
+        "I wrote to Germany at 10:00:\nA Mun-Ruh\nDeadline 20:00 per judge@example.org\n"
+        "As agreed on 24/11:\nF Kie-Den"
+    )
+    assert read_body(text).lines == tuple(text.split("\n"))
+
+
+def test_original_and_forwarded_separators_in_other_languages() -> None:
+    for separator, forward in [
+        ("-----Ursprüngliche Nachricht-----", False),
+        ("-----Message d'origine-----", False),
+        ("-----Mensaje original-----", False),
+        ("-------- Původní zpráva --------", False),
+        ("-----Исходное сообщение-----", False),
+        ("---------- Forwarded message ---------", True),
+        ("---------- Weitergeleitete Nachricht ---------", True),
+        ("-------- Message transféré --------", True),
+        ("---------- Mensaje reenviado ---------", True),
+        ("Begin forwarded message:", True),
+        ("Anfang der weitergeleiteten Nachricht:", True),
+        ("Inizio messaggio inoltrato:", True),
+    ]:
+        body = read_body(f"A Par-Bur\n{separator}\nFrom: Ann <a@x.org>\nA Mar H\n")
+        assert body.lines == ("A Par-Bur",), separator
+        assert body.left_out == (separator, "From: Ann <a@x.org>", "A Mar H"), separator
+        if forward:
+            assert body.quoted == ()
+            assert body.not_read == (
+                f"a forwarded message, from line 2 on ({separator!r}): forwarded text is not "
+                "read, as it may be someone else's; to send orders from it, write them in your "
+                "own message",
+            )
+        else:
+            assert body.quoted == (f"the quoted message from line 2 on ({separator!r})",)
+            assert body.not_read == ()
+
+
+def test_outlook_forward_is_told_as_a_forward_by_its_subject() -> None:
+    text = "FYI\n________________\nFrom: Ann\nSent: Monday\nSubject: orders\n\nA Par-Bur\n"
+    assert (
+        read_body(text, "FW: orders")
+        .not_read[0]
+        .startswith("a forwarded message, from line 2 on ('________________')")
+    )
+    assert read_body(text, "RE: orders").quoted == (
+        "the quoted message from line 2 on ('________________')",
+    )
+
+
+def test_list_bullets_and_numbers_are_taken_off() -> None:
+    text = (
+        "- A Par-Bur\n* A Mar S A Par-Bur\n• F Bre-MAO\n· A Ven H\n   1. F Kie-Den\n2) A Ber-Kie\n"
+        "10.\tA Mun-Ruh\n·         F Tri H\n- -A Par-Bur\n-A Par-Bur\n---\n1901. x\n"
+        "PHASE Fall 1901\n*From:* nobody\n- \n"
+    )
+    body = read_body(text)
+    assert body.lines == (
+        "A Par-Bur", "A Mar S A Par-Bur", "F Bre-MAO", "A Ven H", "F Kie-Den", "A Ber-Kie",
+        "A Mun-Ruh", "F Tri H", "-A Par-Bur", "-A Par-Bur", "---", "1901. x", "PHASE Fall 1901",
+        "*From:* nobody", "- ",
+    )  # fmt: skip
+    # "-- " is still the signature separator, not a bullet.
+    assert read_body("- A Par-Bur\n-- \n- A Mar H").lines == ("A Par-Bur",)
+
+
+def test_inline_pgp_signed_message() -> None:
+    text = (
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA256\n\nSIGNON Etest01 pw-eng\n"
+        "- - F Edi-NWG\n- b2 is my favourite\n\n- -- \nTom\n-----BEGIN PGP SIGNATURE-----\n\n"
+        "iHUEARYIAB0WIQTb2k3x\n=Xy7Z\n-----END PGP SIGNATURE-----\n"
+    )
+    body = read_body(text)
+    assert body.lines == ("SIGNON Etest01 pw-eng", "F Edi-NWG", "b2 is my favourite", "")
+    assert body.left_out == (
+        "-----BEGIN PGP SIGNED MESSAGE-----", "Hash: SHA256", "", "- -- ", "Tom",
+        "-----BEGIN PGP SIGNATURE-----", "", "iHUEARYIAB0WIQTb2k3x", "=Xy7Z",
+        "-----END PGP SIGNATURE-----",
+    )  # fmt: skip
+    # Without a signature separator the armour is still left out, and what follows it read.
+    text = (
+        "-----BEGIN PGP SIGNED MESSAGE-----\nHash: SHA512\n\nA Par-Bur\n"
+        "-----BEGIN PGP SIGNATURE-----\nb2VyZGVy\n-----END PGP SIGNATURE-----\nF Bre H\n"
+    )
+    assert read_body(text).lines == ("A Par-Bur", "F Bre H")
+    # Outside a signed message a line starting with "- " is a list item.
+    assert read_body("- - A Par-Bur").lines == ("- A Par-Bur",)
+
+
+def test_inline_pgp_encrypted_block_is_told() -> None:
+    text = "SIGNON Ftest01 pw\n-----BEGIN PGP MESSAGE-----\n\nhQEMA1b2\n-----END PGP MESSAGE-----\n"
+    body = read_body(text)
+    assert body.lines == ("SIGNON Ftest01 pw",)
+    assert body.not_read == ("a PGP encrypted message, lines 2 to 5: this judge cannot decrypt it",)
+    # An armour block without its end line runs to the end of the text.
+    assert read_body("A Par H\n-----BEGIN PGP SIGNATURE-----\nA Mar H").lines == ("A Par H",)
+
+
+def test_interleaved_quotes_and_signature_are_counted() -> None:
+    body = read_body("> a\n> b\nA Par-Bur\n> c\n-- \nAnn")
+    assert body.lines == ("A Par-Bur",)
+    assert body.quoted == (
+        "3 lines of quoted text, the first at line 1",
+        "the signature from line 5 on",
+    )
+
+
+def test_outlook_spanish_reply_fixture() -> None:
+    mail = read_fixture("outlook_es_reply.eml")
+    body = read_body(mail.text, mail.subject)
+    assert body.lines == (
+        "SIGNON Ftest01 paris-123", "A Par-Bur", "A Mar S A Par-Bur", "", "Saludos,", "Ana", "",
+    )  # fmt: skip
+    assert "France: Army Marseilles HOLD." in body.left_out
+    assert mail.unread_parts == ()
+
+
+def test_outlook_polish_html_only_fixture() -> None:
+    mail = read_fixture("outlook_pl_html_only.eml")
+    body = read_body(mail.text, mail.subject)
+    assert body.lines == ("SIGNON Rtest01 pw-rus", "A Mos-Ukr", "F Sev-Bla", "")
+    assert body.left_out[0] == "Od: TESTJUDGE <judge@example.org>"
+    assert body.left_out[-1] == "Russia: Fleet Sevastopol HOLD."
+
+
+def test_yahoo_plain_part_without_line_breaks_gives_way_to_html() -> None:
+    mail = read_fixture("yahoo_run_together.eml")
+    assert mail.text == "SIGNON Gtest01 pw-ger\nA Ber-Kie\nA Mun-Ruh\nF Kie-Den"
+    assert mail.unread_parts == ()
+
+
+def test_plain_part_that_differs_from_html_is_kept() -> None:
+    # The same words on fewer lines, but not the same text: the plain part is the one read.
+    msg = plain_message("A Par-Bur F Bre H\n")
+    msg.add_alternative("<div>A Par-Bur</div><div>F Bre-MAO</div>", subtype="html")
+    assert decode(bytes(msg)).text == "A Par-Bur F Bre H\n"
+    # Plain text with as many lines as the HTML: kept, even if the HTML differs in spacing.
+    msg = plain_message("A Par-Bur\nF Bre H\n")
+    msg.add_alternative("<div>A Par-Bur</div><div>F  Bre H</div>", subtype="html")
+    assert decode(bytes(msg)).text == "A Par-Bur\nF Bre H\n"
+
+
+def test_pgp_signed_thunderbird_fixture() -> None:
+    mail = read_fixture("thunderbird_pgp_signed.eml")
+    body = read_body(mail.text, mail.subject)
+    assert body.lines == ("SIGNON Etest01 pw-eng", "F Lon-NTH", "F Edi-NWG", "A Lvp-Yor", "")
+    assert body.quoted == ("the signature from line 9 on",)
+
+
+def test_parts_not_read_are_listed() -> None:
+    assert read_fixture("smime_encrypted.eml").unread_parts == (
+        "an S/MIME encrypted or signed part (application/pkcs7-mime): this judge cannot open it",
+    )
+    mail = read_fixture("outlook_attachment_only.eml")
+    assert mail.text == ""
+    assert mail.unread_parts == (
+        "an attachment orders.docx (application/vnd.openxmlformats-officedocument."
+        "wordprocessingml.document): only the text of the message itself is read",
+    )
+    msg = plain_message("A Par-Bur\n")
+    msg.add_attachment(b"A Ber-Kie\n", maintype="text", subtype="plain", filename="old.txt")
+    msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png")
+    inner = plain_message("SIGNON Gwinter01 theirs\n")
+    msg.add_attachment(inner)
+    assert decode(bytes(msg)).unread_parts == (
+        "an attachment old.txt (text/plain): only the text of the message itself is read",
+        "an attachment (image/png): only the text of the message itself is read",
+        "an attached message ('Orders'): forwarded messages are not read, as they may be "
+        "someone else's",
+    )
+
+
+def test_signatures_alternatives_and_pictures_are_not_listed() -> None:
+    raw = (
+        b'Content-Type: multipart/signed; protocol="application/pgp-signature"; boundary=s\r\n\r\n'
+        b"--s\r\nContent-Type: multipart/alternative; boundary=a\r\n\r\n"
+        b"--a\r\nContent-Type: text/plain\r\n\r\nA Par-Bur\r\n"
+        b"--a\r\nContent-Type: multipart/related; boundary=r\r\n\r\n"
+        b"--r\r\nContent-Type: text/html\r\n\r\n<p>A Par-Bur<img src=cid:x></p>\r\n"
+        b"--r\r\nContent-Type: image/png\r\nContent-ID: <x>\r\n\r\nPNG\r\n--r--\r\n"
+        b"--a--\r\n"
+        b"--s\r\nContent-Type: application/pgp-signature\r\n\r\nsig\r\n--s--\r\n"
+    )
+    mail = decode(raw)
+    assert (mail.text, mail.unread_parts) == ("A Par-Bur", ())
+    encrypted = (
+        b'Content-Type: multipart/encrypted; protocol="application/pgp-encrypted"; boundary=e\r\n'
+        b"\r\n--e\r\nContent-Type: application/pgp-encrypted\r\n\r\nVersion: 1\r\n"
+        b"--e\r\nContent-Type: application/octet-stream\r\n\r\n-----BEGIN PGP MESSAGE-----\r\n"
+        b"--e--\r\n"
+    )
+    assert decode(encrypted).unread_parts == (
+        "a PGP/MIME encrypted part: this judge cannot decrypt it",
+    )
+
+
+def test_gmail_forward_of_own_orders_fixture() -> None:
+    mail = read_fixture("gmail_forward_own_orders.eml")
+    body = read_body(mail.text, mail.subject)
+    assert body.lines == ("did this arrive?", "")
+    assert "SIGNON Ftest01 paris-123" in body.left_out
+    assert body.not_read == (
+        "a forwarded message, from line 3 on ('---------- Forwarded message ---------'): "
+        "forwarded text is not read, as it may be someone else's; to send orders from it, "
+        "write them in your own message",
+    )
+
+
+def test_outlook_bulleted_list_fixture() -> None:
+    mail = read_fixture("outlook_bulleted_list.eml")
+    assert read_body(mail.text).lines == (
+        "SIGNON Ttest01 pw-tur", "", "F Ank-Bla", "A Con-Bul", "", "A Smy H",
+    )  # fmt: skip
+
+
+def test_long_lines_of_blanks_and_marks_are_read_in_linear_time() -> None:
+    # A header pattern with two optional runs of blanks in a row took quadratic time on a
+    # line of blanks (minutes for 20,000); each of these takes well under a second.
+    import time
+
+    for line in (" " * 100_000 + ":", "\t" * 100_000, "*" * 100_000 + ":", "From" + " " * 100_000):
+        start = time.perf_counter()
+        body = read_body(f"A Par-Bur\n{line}\nF Bre H")
+        assert time.perf_counter() - start < 5, repr(line[:10])
+        assert len(body.lines) + len(body.left_out) == 3

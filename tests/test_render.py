@@ -80,6 +80,7 @@ def confirm_context(**changes: object) -> dict[str, object]:
             {"line": "A Par-Bru", "reason": "'A Par-Bru': 'Bru' is not a province name on this map"}
         ],
         "ignored": ["Cheers, Bob"],
+        "not_read": [],
         "complete": False,
         "error_count": 1,
         "copy_note": None,

@@ -24,7 +24,7 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from types import MappingProxyType
 
-__all__ = ["IncomingMail", "decode", "html_to_text", "order_text"]
+__all__ = ["BodyText", "IncomingMail", "decode", "html_to_text", "order_text", "read_body"]
 
 
 @dataclass(frozen=True)
@@ -56,6 +56,12 @@ class IncomingMail:
     header_list: tuple[tuple[str, str], ...] = ()
     """Every header field in order as (lowercase name, value), for the fields that may
     occur more than once (``X-Loop``, ``Received``)."""
+    unread_parts: tuple[str, ...] = ()
+    """The parts of the message that are not in :attr:`text`, each said in words with
+    the reason, for the reply to tell the sender (``"an attachment orders.pdf
+    (application/pdf): attachments are not read"``).  Other versions of the text (the
+    HTML beside the plain text), pictures of an HTML body and signatures are not
+    listed: they hold nothing the sender wrote that the text does not."""
 
 
 # -- text hygiene -----------------------------------------------------------------------
@@ -399,8 +405,10 @@ def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
     return best
 
 
-def _body(msg: Message) -> str:
-    """The readable text of the message: plain text preferred, HTML converted otherwise."""
+def _body(msg: Message) -> tuple[str, Message | None]:
+    """The readable text of the message and the part it comes from: plain text
+    preferred, HTML converted otherwise, or when the plain text is empty or has lost the
+    line breaks its HTML twin has."""
     try:
         body = _find_body(msg, ("plain", "html"))
     except Exception:
@@ -414,23 +422,134 @@ def _body(msg: Message) -> str:
         except Exception:
             body = None
     if body is None:
-        return ""
+        return "", None
     try:
         is_html = body.get_content_subtype() == "html"
     except Exception:
         is_html = False
     text = _part_text(body)
     if is_html:
-        return html_to_text(text)
-    if not text.strip():
-        # Some clients send an empty plain part beside the real HTML one.
+        return html_to_text(text), body
+    try:
+        html_part = _find_body(msg, ("html",)) if msg.is_multipart() else None
+    except Exception:
+        html_part = None
+    if html_part is None:
+        return text, body
+    html = _part_text(html_part)
+    # Some clients send an empty plain part beside the real HTML one; Yahoo's plain part
+    # runs the lines of the HTML one together ("SIGNON Fx pwA Par-BurA Mar-Spa").
+    if not text.strip() or _lost_line_breaks(text, html):
+        return html_to_text(html), html_part
+    return text, body
+
+
+# The tags that start a new line of the text of an HTML body.
+_HTML_BREAK = re.compile(r"<(?:br|div|p|li|tr|h[1-6])\b", re.IGNORECASE)
+_SQUEEZE = re.compile(r"[\s>]+")
+
+
+def _lost_line_breaks(plain: str, html: str) -> bool:
+    """Whether ``plain`` is the text of ``html`` with line breaks lost: the same
+    characters but for white space (and the ``>`` of quote marks), on fewer lines."""
+    plain_lines = sum(1 for line in plain.splitlines() if line.strip())
+    # Cheap test first: the HTML cannot have more lines than it has line-breaking tags.
+    if len(_HTML_BREAK.findall(html)) <= plain_lines:
+        return False
+    full = _html_text(html, keep_quotes=True)
+    html_lines = sum(1 for line in full.splitlines() if line.strip())
+    return html_lines > plain_lines and _SQUEEZE.sub("", plain) == _SQUEEZE.sub("", full)
+
+
+# Parts that only sign the text: nothing in them was written by the sender.
+_SIGNATURE_TYPES = frozenset(
+    {
+        "application/pgp-signature", "application/pkcs7-signature",
+        "application/x-pkcs7-signature", "application/pgp-keys",
+    }
+)  # fmt: skip
+_SMIME_TYPES = frozenset({"application/pkcs7-mime", "application/x-pkcs7-mime"})
+_MAX_UNREAD = 20
+_MAX_NAME = 80
+
+
+def _contains(part: Message, wanted: Message) -> bool:
+    """Whether ``wanted`` is ``part`` or one of its subparts."""
+    stack = [part]
+    seen = 0
+    while stack and seen < 10000:
+        seen += 1
+        item = stack.pop()
+        if item is wanted:
+            return True
+        payload = item.get_payload()
+        if isinstance(payload, list):
+            stack.extend(sub for sub in payload if isinstance(sub, Message))
+    return False
+
+
+def _part_name(part: Message) -> str:
+    """The file name of an attachment, on one line and not too long, or ``''``."""
+    try:
+        name = _one_line(str(part.get_filename() or ""))
+    except Exception:
+        return ""
+    return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 3] + "..."
+
+
+def _unread_parts(msg: Message, body: Message | None) -> tuple[str, ...]:
+    """What the parts of ``msg`` other than ``body`` hold that is not read, in words."""
+    found: list[str] = []
+    stack: list[tuple[Message, int]] = [(msg, 0)]
+    while stack and len(found) < _MAX_UNREAD:
+        part, depth = stack.pop()
+        if part is body:
+            continue
         try:
-            html_part = _find_body(msg, ("html",))
+            ctype = part.get_content_type()
         except Exception:
-            html_part = None
-        if html_part is not None:
-            return html_to_text(_part_text(html_part))
-    return text
+            continue
+        maintype, _, subtype = ctype.partition("/")
+        payload = part.get_payload()
+        if maintype == "multipart":
+            if not isinstance(payload, list) or depth >= _MAX_DEPTH:
+                continue
+            subparts = [sub for sub in payload if isinstance(sub, Message)]
+            if subtype == "encrypted":
+                found.append("a PGP/MIME encrypted part: this judge cannot decrypt it")
+                continue
+            if subtype == "alternative":
+                # Versions of one text: when the body is one of them, the others say
+                # the same; otherwise the last (the richest) stands for them all.
+                if body is not None and _contains(part, body):
+                    continue
+                subparts = subparts[-1:]
+            elif subtype == "related":
+                subparts = subparts[:1]  # the rest are the pictures of the root
+            elif subtype == "signed":
+                subparts = subparts[:1]  # the rest is the signature
+            stack.extend((sub, depth + 1) for sub in reversed(subparts))
+            continue
+        if ctype in _SIGNATURE_TYPES:
+            continue
+        if ctype in _SMIME_TYPES:
+            found.append(f"an S/MIME encrypted or signed part ({ctype}): this judge cannot open it")
+            continue
+        if maintype == "message" and isinstance(payload, list):
+            inner = next((sub for sub in payload if isinstance(sub, Message)), None)
+            subject = _subject(inner, inner.get("subject")) if inner is not None else ""
+            about = f" ({subject!r})" if subject else ""
+            found.append(
+                f"an attached message{about}: forwarded messages are not read, as they "
+                "may be someone else's"
+            )
+            continue
+        name = _part_name(part)
+        inline_text = maintype == "text" and not _is_attachment(part)
+        kind = "a further text part" if inline_text else "an attachment"
+        what = f"{kind} {name} ({ctype})" if name else f"{kind} ({ctype})"
+        found.append(f"{what}: only the text of the message itself is read")
+    return tuple(found)
 
 
 # -- HTML -------------------------------------------------------------------------------
@@ -461,8 +580,9 @@ _MAX_DEPTH = 512
 class _TextExtractor(HTMLParser):
     """Collects the visible text of an HTML body, one line per block."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, keep_quotes: bool = False) -> None:
         super().__init__(convert_charrefs=True)
+        self.keep_quotes = keep_quotes
         self.parts: list[str] = []
         self.at_line_start = True
         # Open elements as (tag, dropped); the stack survives sloppy HTML because an end
@@ -490,7 +610,14 @@ class _TextExtractor(HTMLParser):
         for name, value in attrs:
             if name.lower() == "class" and value:
                 classes.update(value.split())
-        drop = tag in _DROP_TAGS or bool(classes & _DROP_CLASSES)
+        if self.keep_quotes:
+            drop = tag in _DROP_TAGS and tag != "blockquote"
+        else:
+            # Yahoo prefixes its class names when a message is replied to again
+            # ("ydp3c2e5f0ayahoo_quoted").
+            drop = tag in _DROP_TAGS or any(
+                name in _DROP_CLASSES or name.endswith("yahoo_quoted") for name in classes
+            )
         if len(self.stack) >= _MAX_DEPTH and not drop:
             # Pathological nesting: stop tracking rather than grow without bound.
             return
@@ -555,7 +682,12 @@ def html_to_text(html: str) -> str:
     >>> html_to_text("<div>A Par-Bur<br>F Bre&nbsp;H</div><blockquote>old</blockquote>")
     'A Par-Bur\\nF Bre H'
     """
-    parser = _TextExtractor()
+    return _html_text(html, keep_quotes=False)
+
+
+def _html_text(html: str, *, keep_quotes: bool) -> str:
+    """The text of :func:`html_to_text`, with the quoted messages too if ``keep_quotes``."""
+    parser = _TextExtractor(keep_quotes=keep_quotes)
     try:
         parser.feed(str(html))
         parser.close()
@@ -628,9 +760,13 @@ def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
     from_addr = _address(msg, "from", first.get("from"))
     reply_to = _address(msg, "reply-to", first.get("reply-to")) if "reply-to" in first else ""
     try:
-        text = _body(msg)
+        text, body = _body(msg)
     except Exception:
-        text = ""
+        text, body = "", None
+    try:
+        unread = _unread_parts(msg, body)
+    except Exception:
+        unread = ()
     return IncomingMail(
         message_id=message_ids[0] if message_ids else fallback_id,
         sender=reply_to if "@" in reply_to else from_addr,
@@ -641,13 +777,160 @@ def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
         text=text,
         headers=MappingProxyType(first),
         header_list=tuple(header_list),
+        unread_parts=unread,
     )
 
 
 # -- quotes and signatures --------------------------------------------------------------
 
-# "On <date>, <name> wrote:" and its translations; the line often wraps after the name.
-_ATTRIBUTION_START = re.compile(r"^\s*(on|le|am|el|il|op)\s", re.IGNORECASE)
+# The header block a mail program prints above the message it quotes or forwards
+# (Outlook's "From: / Sent: / To: / Subject:"), in the languages such programs are sold
+# in: for each, the words for "From", the words for "Sent" or "Date", and the other
+# fields.  Collected for this judge from the programs' own screens.
+_HEADER_WORDS: dict[str, tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]] = {
+    "en": (("from",), ("sent", "date"),
+           ("to", "cc", "bcc", "subject", "reply-to", "importance", "attachments")),
+    "es": (("de",), ("enviado", "enviado el", "enviada el", "fecha"),
+           ("para", "cc", "cco", "asunto", "importancia", "datos adjuntos", "responder a")),
+    "pt": (("de",), ("enviado", "enviada", "enviado em", "enviada em", "data"),
+           ("para", "cc", "cco", "assunto", "importância", "anexos", "responder a")),
+    "fr": (("de", "expéditeur"), ("envoyé", "envoyé le", "date"),
+           ("à", "a", "destinataire", "cc", "cci", "objet", "importance", "pièces jointes",
+            "répondre à")),
+    "de": (("von",), ("gesendet", "datum"),
+           ("an", "cc", "bcc", "betreff", "wichtigkeit", "anlagen", "antwort an")),
+    "it": (("da",), ("inviato", "inviato il", "data"),
+           ("a", "cc", "ccn", "oggetto", "priorità", "allegati", "rispondi a")),
+    "nl": (("van",), ("verzonden", "datum"),
+           ("aan", "cc", "bcc", "onderwerp", "urgentie", "bijlagen", "antwoord aan")),
+    "sv": (("från",), ("skickat", "skickades", "datum"),
+           ("till", "kopia", "ämne", "prioritet", "bifogade filer", "svara till")),
+    "da": (("fra",), ("sendt", "dato"), ("til", "cc", "emne", "prioritet", "vedhæftede filer")),
+    "nb": (("fra",), ("sendt", "dato"), ("til", "kopi", "emne", "viktighet", "vedlegg")),
+    "fi": (("lähettäjä",), ("lähetetty", "päivämäärä"),
+           ("vastaanottaja", "kopio", "aihe", "tärkeys", "liitteet")),
+    "pl": (("od",), ("wysłano", "wysłane", "data"),
+           ("do", "dw", "udw", "temat", "ważność", "załączniki")),
+    "ru": (("от",), ("отправлено", "дата"), ("кому", "копия", "тема", "важность", "вложения")),
+    "uk": (("від",), ("надіслано", "дата"), ("кому", "копія", "тема", "вкладення")),
+    "bg": (("от",), ("изпратено", "дата"), ("до", "копие", "относно", "тема")),
+    "cs": (("od",), ("odesláno", "datum"), ("komu", "kopie", "předmět", "důležitost", "přílohy")),
+    "sk": (("od",), ("odoslané", "dátum"), ("komu", "kópia", "predmet", "prílohy")),
+    "sl": (("od",), ("poslano", "datum"), ("za", "kp", "zadeva")),
+    "hr": (("šalje", "pošiljatelj"), ("poslano", "datum"), ("prima", "kopija", "predmet")),
+    "hu": (("feladó",), ("elküldve", "dátum"), ("címzett", "másolatot kap", "tárgy", "fontosság")),
+    "ro": (("de la",), ("trimis", "data"), ("către", "cc", "subiect")),
+    "tr": (("kimden",), ("gönderildi", "gönderilme", "tarih"), ("kime", "bilgi", "konu")),
+    "el": (("από",), ("αποστολή", "στάλθηκε", "ημερομηνία"), ("προς", "κοιν", "θέμα")),
+    "et": (("saatja",), ("saadetud", "kuupäev"), ("adressaat", "koopia", "teema")),
+    "lv": (("no",), ("nosūtīts", "datums"), ("kam", "kopija", "tēma")),
+    "lt": (("nuo",), ("išsiųsta", "data"), ("kam", "kopija", "tema")),
+    "ca": (("de",), ("enviat", "enviat el", "data"), ("per a", "a", "cc", "assumpte")),
+    "id": (("dari",), ("dikirim", "tanggal"), ("kepada", "cc", "subjek", "perihal")),
+    "vi": (("từ",), ("đã gửi", "ngày"), ("đến", "cc", "chủ đề")),
+    "ja": (("差出人", "送信者"), ("送信日時", "日付"), ("宛先", "cc", "件名")),
+    "zh-hans": (("发件人",), ("发送时间", "日期"), ("收件人", "抄送", "主题")),
+    "zh-hant": (("寄件者",), ("寄件日期", "日期"), ("收件者", "副本", "主旨")),
+    "ko": (("보낸 사람",), ("보낸 날짜", "날짜"), ("받는 사람", "참조", "제목")),
+    "he": (("מאת",), ("נשלח", "תאריך"), ("אל", "עותק", "נושא")),
+    "ar": (("من",), ("تاريخ الإرسال", "التاريخ"), ("إلى", "نسخة", "الموضوع")),
+    "th": (("จาก",), ("ส่ง", "วันที่"), ("ถึง", "สำเนาถึง", "เรื่อง")),
+}  # fmt: skip
+
+
+def _word_key(word: str) -> str:
+    """A header word as looked up: lower case, single spaces."""
+    return " ".join(word.lower().split())
+
+
+def _header_kinds() -> dict[str, str]:
+    """Each header word of :data:`_HEADER_WORDS` and its kind: ``from``, ``sent`` or
+    ``field`` (a word of two kinds in two languages is read as the first one found; the
+    tests check the table has none)."""
+    kinds: dict[str, str] = {}
+    for froms, sents, fields in _HEADER_WORDS.values():
+        for kind, words in (("from", froms), ("sent", sents), ("field", fields)):
+            for word in words:
+                kinds.setdefault(_word_key(word), kind)
+    return kinds
+
+
+_HEADER_KIND = _header_kinds()
+
+
+def _words_pattern(words: list[str]) -> str:
+    """An alternation of ``words`` (longest first), their spaces matching any blanks."""
+    ordered = sorted(set(words), key=lambda w: (-len(w), w))
+    return "|".join(re.escape(word).replace(r"\ ", r"[ \t]+") for word in ordered)
+
+
+# "Word: value" as it comes out of plain text ("From:"), of HTML ("From:" after the bold
+# tags are gone) and of a plain part made from bold HTML ("*From:*", "*From*:").
+# Each run of blanks has one place in the pattern, so a line of blanks is read in one pass.
+_STARS = r"[ \t]*(?:\*+[ \t]*)?"
+_HEADER_LINE = re.compile(
+    rf"^{_STARS}({_words_pattern(list(_HEADER_KIND))}){_STARS}[:：]", re.IGNORECASE
+)
+_SENT_INLINE = re.compile(
+    rf"(?<!\w)({_words_pattern([w for w, k in _HEADER_KIND.items() if k == 'sent'])})"
+    rf"{_STARS}[:：]",
+    re.IGNORECASE,
+)
+
+
+def _header_kind(line: str) -> str | None:
+    """``from``, ``sent`` or ``field`` when ``line`` is a "Word: value" header line."""
+    match = _HEADER_LINE.match(line)
+    return _HEADER_KIND.get(_word_key(match.group(1))) if match else None
+
+
+# The marker lines above a quoted or forwarded message ("-----Original Message-----",
+# Thunderbird's "-------- Original Message --------", Gmail's "---------- Forwarded
+# message ---------", Apple Mail's "Begin forwarded message:"), in many languages.
+_ORIGINAL_PHRASES = (
+    "original message", "message d'origine", "message d’origine", "ursprüngliche nachricht",
+    "originalnachricht", "mensaje original", "messaggio originale", "mensagem original",
+    "oorspronkelijk bericht", "originalmeddelande", "ursprungligt meddelande",
+    "oprindelig meddelelse", "opprinnelig melding", "alkuperäinen viesti",
+    "oryginalna wiadomość", "wiadomość oryginalna", "исходное сообщение",
+    "оригинальное сообщение", "вихідне повідомлення", "původní zpráva", "pôvodná správa",
+    "eredeti üzenet", "mesaj original", "mesajul original", "özgün ileti", "orijinal ileti",
+    "αρχικό μήνυμα", "originalna poruka", "izvirno sporočilo", "originaalsõnum",
+    "sākotnējā ziņa", "originalus laiškas", "missatge original", "pesan asli", "thư gốc",
+    "原始邮件", "原始郵件", "元のメッセージ", "원본 메시지",
+)  # fmt: skip
+_FORWARD_PHRASES = (
+    "forwarded message", "message transféré", "weitergeleitete nachricht",
+    "mensaje reenviado", "messaggio inoltrato", "mensagem encaminhada",
+    "mensagem reencaminhada", "doorgestuurd bericht", "vidarebefordrat meddelande",
+    "videresendt meddelelse", "videresendt melding", "välitetty viesti",
+    "edelleenlähetetty viesti", "przekazana wiadomość", "wiadomość przekazana",
+    "пересылаемое сообщение", "пересланное сообщение", "переслане повідомлення",
+    "přeposlaná zpráva", "preposlaná správa", "továbbított üzenet", "mesaj redirecționat",
+    "iletilen ileti", "προωθημένο μήνυμα", "proslijeđena poruka", "posredovano sporočilo",
+    "edastatud sõnum", "pārsūtītā ziņa", "persiųstas laiškas", "missatge reenviat",
+    "pesan terusan", "thư chuyển tiếp", "转发的邮件", "轉寄的郵件", "転送されたメッセージ",
+    "전달된 메시지",
+)  # fmt: skip
+_BEGIN_FORWARD_PHRASES = (
+    "begin forwarded message", "anfang der weitergeleiteten nachricht",
+    "anfang der weitergeleiteten e-mail", "début du message réexpédié",
+    "début du message transféré", "inicio del mensaje reenviado",
+    "inizio messaggio inoltrato", "início da mensagem reencaminhada",
+    "início da mensagem encaminhada", "begin doorgestuurd bericht", "vidarebefordrat mejl",
+    "videresendt e-mail", "videresendt e-post", "początek przekazywanej wiadomości",
+    "начало переадресованного сообщения", "пересланное сообщение",
+)  # fmt: skip
+_SEPARATOR = re.compile(
+    rf"^\s*-{{2,}}\s*(?:({_words_pattern(list(_FORWARD_PHRASES))})"
+    rf"|{_words_pattern(list(_ORIGINAL_PHRASES))})\s*-{{2,}}\s*$"
+    rf"|^\s*({_words_pattern(list(_BEGIN_FORWARD_PHRASES))})\s*[:：]\s*$",
+    re.IGNORECASE,
+)
+_UNDERSCORES = re.compile(r"^\s*_{10,}\s*$")
+
+# "On <date>, <name> wrote:" as mail programs write it: first in the forms that start
+# with a known word (then neither a date nor an address is needed), ...
 _ATTRIBUTIONS = (
     re.compile(r"^\s*on\s.*\bwrote\s*:\s*$", re.IGNORECASE),
     re.compile(r"^\s*le\s.*\ba\s+[ée]crit\s*:\s*$", re.IGNORECASE),
@@ -655,23 +938,70 @@ _ATTRIBUTIONS = (
     re.compile(r"^\s*el\s.*\bescribi[óo]\s*:\s*$", re.IGNORECASE),
     re.compile(r"^\s*il\s.*\bha\s+scritto\s*:\s*$", re.IGNORECASE),
     re.compile(r"^\s*op\s.*\bschreef\b.*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*em\s.*\bescreveu\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*den\s.*\bskrev\b.*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*w\s+dniu\s.*\b(pisze|napisał\(a\)|napisał|napisała)\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*pe\s.*\ba\s+scris\s*:\s*$", re.IGNORECASE),
+    re.compile(r"^\s*στις\s.*\bέγραψε\s*:\s*$", re.IGNORECASE),
 )
-_MAX_ATTRIBUTION = 400
-# "-----Original Message-----" (Outlook, Thunderbird's "-------- Original Message --------")
-# and the forwarding markers: the text after them was written by someone else.
-_SEPARATOR = re.compile(
-    r"^\s*-{2,}\s*(original message|forwarded message|message d'origine|message transféré"
-    r"|ursprüngliche nachricht|weitergeleitete nachricht|mensaje original"
-    r"|messaggio originale)\s*-{2,}\s*$"
-    r"|^\s*begin forwarded message\s*:\s*$",
+# ... then any line that ends with a colon and holds a time of day and either a verb of
+# writing with a date or an address, or ends with the address (Gmail in Russian or
+# Japanese has no verb at all: "вт, 5 мар. 2024 г. в 10:00, Judge <judge@example.org>:").
+_WROTE = re.compile(
+    r"(?<!\w)(?:wrote|writes|a\s+[ée]crit|schrieb|escribi[óo]|ha\s+scritto|scrisse|escreveu"
+    r"|schreef|skrev|pisze|napisał\(a\)|napisał|napisała|написал\(а\)|написал|написала"
+    r"|пишет|пише|написав|написа|kirjoitti|írta|napsal|napísal|a\s+scris|yazdı|έγραψε"
+    r"|kirjutas|rašė|rakstīja|je\s+napisal|je\s+napisao|menulis|đã\s+viết|כתב|كتب)(?!\w)"
+    r"|写道|寫道|작성|のメッセージ",
     re.IGNORECASE,
 )
-_UNDERSCORES = re.compile(r"^\s*_{10,}\s*$")
-# Outlook's header block: "From: ..." then "Sent: ..." (bold in HTML, so maybe "*From:*").
-_FROM = re.compile(r"^\s*\*?\s*(from|de|von|van|da)\s*(:\s*\*?|\*\s*:)", re.IGNORECASE)
-_SENT_WORDS = r"(sent|date|envoyé|gesendet|datum|enviado|verzonden|inviato)"
-_SENT = re.compile(rf"^\s*\*?\s*{_SENT_WORDS}\s*(:|\*\s*:)", re.IGNORECASE)
-_SENT_INLINE = re.compile(rf"\b{_SENT_WORDS}\s*\*?\s*:", re.IGNORECASE)
+_TIME = re.compile(r"(?<!\d)\d{1,2}[:.h]\d\d(?!\d)")
+_DATE = re.compile(r"(?<!\d)(?:1[89]|20)\d\d(?!\d)|(?<!\d)\d{1,2}/\d{1,2}/\d{2,4}(?!\d)|年|년")
+_ADDRESS = re.compile(r"[^\s<>()@]+@[^\s<>()@]+\.[^\s<>()@:]+")
+_ADDRESS_AT_END = re.compile(r"@[^\s<>()@]+\.[^\s<>()@:]+>?\)?\s*[:：]\s*$")
+_ENDS_WITH_COLON = re.compile(r"[:：]\s*$")
+_MAX_ATTRIBUTION = 400
+# The words an attribution of :data:`_ATTRIBUTIONS` starts with.
+_START_WORD = re.compile(r"^\s*(on|le|am|el|il|op|em|den|w\s+dniu|pe|στις)\s", re.IGNORECASE)
+
+
+def _is_attribution(text: str) -> bool:
+    """Whether ``text`` (one to three lines joined) introduces a quoted message."""
+    if not _ENDS_WITH_COLON.search(text):
+        return False
+    if any(pattern.match(text) for pattern in _ATTRIBUTIONS):
+        return True
+    if not _TIME.search(text):
+        return False
+    if _WROTE.search(text):
+        return bool(_DATE.search(text) or _ADDRESS.search(text))
+    return bool(_ADDRESS_AT_END.search(text))
+
+
+def _attribution(lines: list[str], index: int) -> int:
+    """How many lines (one to three) from ``index`` form an attribution, 0 if none."""
+    joined = ""
+    for count in range(1, 4):
+        if index + count > len(lines):
+            break
+        last = lines[index + count - 1]
+        joined = (joined + " " + last.strip()).strip()
+        if len(joined) > _MAX_ATTRIBUTION:
+            break
+        if not _ENDS_WITH_COLON.search(last) or not _is_attribution(joined):
+            continue
+        if count == 1:
+            return 1
+        # A wrapped attribution starts with its date or the sender's address, never
+        # with an order; and when the lines after the first make one by themselves,
+        # the first line is not part of it.
+        first = lines[index]
+        if not (any(c.isdigit() for c in first) or "@" in first or _START_WORD.match(first)):
+            continue
+        rest = " ".join(line.strip() for line in lines[index + 1 : index + count])
+        if not _is_attribution(rest):
+            return count
+    return 0
 
 
 def _next_nonblank(lines: list[str], start: int, limit: int) -> list[int]:
@@ -685,75 +1015,188 @@ def _next_nonblank(lines: list[str], start: int, limit: int) -> list[int]:
     return found
 
 
-def _quote_header(lines: list[str], index: int) -> int:
-    """How many lines starting at ``index`` form a quote header, 0 if none."""
+def _header_block(lines: list[str], index: int) -> bool:
+    """Whether a "From" header line at ``index`` starts the header block of a quoted
+    message: with a "Sent" or "Date" field on it or among the next four lines, or with
+    at least two more header fields right after it (blank lines between allowed)."""
+    if _SENT_INLINE.search(lines[index]):
+        return True
+    following = _next_nonblank(lines, index + 1, 4)
+    kinds = [_header_kind(lines[i]) for i in following]
+    if "sent" in kinds:
+        return True
+    return len(kinds) >= 2 and kinds[0] is not None and kinds[1] is not None
+
+
+def _quote_header(lines: list[str], index: int) -> tuple[int, bool]:
+    """How many lines starting at ``index`` form a quote header (0 if none), and
+    whether it introduces a forwarded message."""
     line = lines[index]
-    if _SEPARATOR.match(line):
-        return 1
+    separator = _SEPARATOR.match(line)
+    if separator:
+        return 1, bool(separator.group(1) or separator.group(2))
     if _UNDERSCORES.match(line):
         following = _next_nonblank(lines, index + 1, 1)
-        return 1 if following and _FROM.match(lines[following[0]]) else 0
-    if _FROM.match(line):
-        if _SENT_INLINE.search(line):
-            return 1
-        following = _next_nonblank(lines, index + 1, 4)
-        if any(_SENT.match(lines[i]) for i in following):
-            return 1
-        return 0
-    if _ATTRIBUTION_START.match(line):
-        joined = ""
-        for count in range(1, 4):
-            if index + count > len(lines):
-                break
-            joined = (joined + " " + lines[index + count - 1].strip()).strip()
-            if len(joined) > _MAX_ATTRIBUTION:
-                break
-            if any(p.match(joined) for p in _ATTRIBUTIONS):
-                return count
-    return 0
+        if following and _header_kind(lines[following[0]]) == "from":
+            return 1, False
+        return 0, False
+    if _header_kind(line) == "from":
+        return (1, False) if _header_block(lines, index) else (0, False)
+    return _attribution(lines, index), False
+
+
+# Inline OpenPGP (RFC 4880, section 7): the signed text sits between the armour lines.
+_PGP_SIGNED = re.compile(r"^\s*-----BEGIN PGP SIGNED MESSAGE-----\s*$")
+_PGP_BEGIN = re.compile(r"^\s*-----BEGIN PGP ([A-Z][A-Z0-9 ,/]*)-----\s*$")
+# A list item as mail programs write it when orders are typed as a list: a bullet, or a
+# small number with "." or ")", then a space.
+_BULLET = re.compile(r"^[ \t]*(?:[-*•·◦▪‣–§]|\d{1,2}[.)])[ \t]+(?=\S)")
+# Subject prefixes of a forwarded message (English, German, French, Spanish, Italian,
+# Portuguese, Dutch, Scandinavian, Finnish, Polish).
+_FORWARD_SUBJECT = re.compile(r"^\s*(?:fwd?|wg|tr|rv|i|enc|doorst|vb|vs|vl|pd)\s*:", re.IGNORECASE)
+_MAX_SHOWN = 60
+
+
+@dataclass(frozen=True)
+class BodyText:
+    """Body text split into what is read and what is left out (see :func:`read_body`)."""
+
+    lines: tuple[str, ...]
+    """The lines to read, in order, with list bullets and PGP dash-escapes removed."""
+    left_out: tuple[str, ...]
+    """The lines left out, exactly as written."""
+    quoted: tuple[str, ...]
+    """Quotes and signatures left out, in words with their line numbers (worth telling
+    only when nothing else was read)."""
+    not_read: tuple[str, ...]
+    """Other text left out that the sender may have meant to be read (a forwarded
+    message, a PGP-encrypted block), in words with the reason."""
+
+
+def _shown(line: str) -> str:
+    """A line for a note: stripped and shortened."""
+    text = " ".join(line.split())
+    return text if len(text) <= _MAX_SHOWN else text[: _MAX_SHOWN - 3] + "..."
+
+
+def read_body(text: str, subject: str = "") -> BodyText:
+    """Split body text into the lines to read and the lines left out, saying why.
+
+    Reading stops at a signature separator (a line ``--`` or ``-- ``) and at the header of
+    a quoted or forwarded message: ``On ... wrote:`` in its many languages (``Am ...
+    schrieb ...:``, ``Le ... a écrit :``, ``W dniu ... pisze:``, Gmail's Russian
+    ``<date>, <name> <address>:``; also wrapped over up to three lines),
+    ``-----Original Message-----`` and the forwarding markers in many languages, Outlook's
+    ``____`` line before ``From:``, and a header block in any language Outlook speaks (a
+    "From" line with a "Sent"/"Date" line soon after, or with two more header lines
+    right after it: ``De: / Para: / Asunto:``).  Lines starting with ``>`` are left out.
+    When a quote header is followed by ``>`` lines (an interleaved reply, answered below
+    each quote) only the header is left out and reading goes on.
+
+    Inline PGP armour is left out: the ``BEGIN PGP SIGNED MESSAGE`` line with its
+    ``Hash:`` lines, and whole ``BEGIN PGP ...`` / ``END PGP ...`` blocks (signatures,
+    encrypted messages); the signed text between them is read, with its dash-escapes
+    (``- ``) undone.  A list bullet (``-``, ``*``, ``•``, ``·``) or a small number with
+    ``.`` or ``)`` before a line is taken off the line.  A quote header is called a
+    forwarded message when ``subject`` says the message is a forward (``Fwd:``).
+
+    Every line of ``text`` is in exactly one of the two lists.  Never raises.
+
+    >>> body = read_body("- A Par-Bur\\n\\nOn Mon, 1 Jan 2024, Judge <j@x.org> wrote:\\nold")
+    >>> body.lines, body.left_out
+    (('A Par-Bur', ''), ('On Mon, 1 Jan 2024, Judge <j@x.org> wrote:', 'old'))
+    >>> body.quoted
+    ("the quoted message from line 3 on ('On Mon, 1 Jan 2024, Judge <j@x.org> wrote:')",)
+    """
+    try:
+        lines = str(text).splitlines()
+    except Exception:
+        return BodyText((), (), (), ())
+    forward_subject = bool(_FORWARD_SUBJECT.match(str(subject)))
+    kept: list[str] = []
+    dropped: list[str] = []
+    quoted: list[str] = []
+    not_read: list[str] = []
+    marked = 0  # lines of quoted text read past: starting with ">", or introducing them
+    first_marked = 0
+    signed = False  # inside the text of an inline PGP signed message
+    index = 0
+    while index < len(lines):
+        raw = lines[index]
+        if _PGP_SIGNED.match(raw):
+            # The armour line, its "Hash:" header lines and the blank line after them.
+            dropped.append(raw)
+            index += 1
+            while index < len(lines) and lines[index].strip():
+                dropped.append(lines[index])
+                index += 1
+            if index < len(lines):
+                dropped.append(lines[index])
+                index += 1
+            signed = True
+            continue
+        armour = _PGP_BEGIN.match(raw)
+        if armour:
+            end_line = f"-----END PGP {armour.group(1)}-----"
+            start = index
+            while index < len(lines) and lines[index].strip() != end_line:
+                dropped.append(lines[index])
+                index += 1
+            if index < len(lines):
+                dropped.append(lines[index])
+                index += 1
+            if armour.group(1) == "MESSAGE":
+                not_read.append(
+                    f"a PGP encrypted message, lines {start + 1} to {index}: this judge "
+                    "cannot decrypt it"
+                )
+            signed = False
+            continue
+        line = raw[2:] if signed and raw.startswith("- ") else raw
+        if line.strip() == "--":
+            quoted.append(f"the signature from line {index + 1} on")
+            dropped.extend(lines[index:])
+            break
+        if line.lstrip().startswith(">"):
+            dropped.append(raw)
+            first_marked = first_marked or index + 1
+            marked += 1
+            index += 1
+            continue
+        size, forward = _quote_header(lines, index)
+        if size:
+            following = _next_nonblank(lines, index + size, 1)
+            if following and lines[following[0]].lstrip().startswith(">"):
+                dropped.extend(lines[index : index + size])
+                first_marked = first_marked or index + 1
+                marked += size
+                index += size
+                continue
+            if forward or forward_subject:
+                not_read.append(
+                    f"a forwarded message, from line {index + 1} on ({_shown(raw)!r}): "
+                    "forwarded text is not read, as it may be someone else's; to send "
+                    "orders from it, write them in your own message"
+                )
+            else:
+                quoted.append(f"the quoted message from line {index + 1} on ({_shown(raw)!r})")
+            dropped.extend(lines[index:])
+            break
+        kept.append(_BULLET.sub("", line, count=1))
+        index += 1
+    if marked:
+        plural = "line" if marked == 1 else "lines"
+        quoted.insert(0, f"{marked} {plural} of quoted text, the first at line {first_marked}")
+    return BodyText(tuple(kept), tuple(dropped), tuple(quoted), tuple(not_read))
 
 
 def order_text(text: str) -> tuple[list[str], list[str]]:
     """Split body text into (lines to read, lines left out as quotes or signature).
 
-    Reading stops at a signature separator (a line ``--`` or ``-- ``) and at the header of
-    a quoted message: ``On ... wrote:`` (and its French, German, Spanish, Italian and
-    Dutch forms, also when wrapped over up to three lines), ``-----Original Message-----``,
-    forwarding markers, Outlook's ``____`` line before ``From:``, and Outlook's
-    ``From: ... Sent: ...`` block.  Lines starting with ``>`` are left out.  When a
-    quote header is followed by ``>`` lines (an interleaved reply, answered below each
-    quote) only the header is left out and reading goes on, so orders written between
-    quotes are read.  Every other line is kept as written, blank lines included, so the
-    two lists together hold every line.  Never raises.
+    The lines of :func:`read_body`, as lists.  Never raises.
 
     >>> order_text("A Par-Bur\\n\\nOn Mon, 1 Jan 2024, Judge <j@x.org> wrote:\\n> old")
     (['A Par-Bur', ''], ['On Mon, 1 Jan 2024, Judge <j@x.org> wrote:', '> old'])
     """
-    try:
-        lines = str(text).splitlines()
-    except Exception:
-        return [], []
-    kept: list[str] = []
-    dropped: list[str] = []
-    index = 0
-    while index < len(lines):
-        line = lines[index]
-        if line.strip() == "--":
-            dropped.extend(lines[index:])
-            break
-        if line.lstrip().startswith(">"):
-            dropped.append(line)
-            index += 1
-            continue
-        size = _quote_header(lines, index)
-        if size:
-            following = _next_nonblank(lines, index + size, 1)
-            if following and lines[following[0]].lstrip().startswith(">"):
-                dropped.extend(lines[index : index + size])
-                index += size
-                continue
-            dropped.extend(lines[index:])
-            break
-        kept.append(line)
-        index += 1
-    return kept, dropped
+    body = read_body(text)
+    return list(body.lines), list(body.left_out)

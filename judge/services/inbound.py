@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import textwrap
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -34,7 +35,7 @@ from judge.engine.orders import Build, Order, Remove, Waive
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.mail.decode import IncomingMail, decode, order_text
+from judge.mail.decode import BodyText, IncomingMail, decode, read_body
 from judge.mail.rules import refuse_reason
 from judge.presenters import (
     adjustment_status,
@@ -329,6 +330,10 @@ class _Reply:
     rejected: list[dict[str, str]] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
     errors: int = 0
+    #: What the message held that was not read, each with the reason (see _not_read).
+    not_read: list[str] = field(default_factory=list)
+    #: The message held no line to read at all.
+    nothing_read: bool = False
 
 
 #: Absences are bounded, as judges do: length of one, and how many a player may take.
@@ -402,9 +407,11 @@ def handle(
         row.state = "ignored"
         row.reason = "no sender address to answer"
         return
-    lines, _dropped = order_text(mail.text)
-    commands, _after = parse_commands(lines)
+    body = read_body(mail.text, mail.subject)
+    commands, _after = parse_commands(list(body.lines))
     conversation = _Conversation(session, judge, mail, now, cache, row.id)
+    conversation.reply.not_read = _not_read(mail, body, conversation, read=bool(commands))
+    conversation.reply.nothing_read = not commands
     for command in commands:
         conversation.run(command)
     if _rate_limited(session, judge, mail.sender, now, cache):
@@ -417,6 +424,47 @@ def handle(
         if conversation.signed is not None and conversation.signed.copy_to:
             _note_reply(cache, conversation.signed.copy_to)
     row.state = "done"
+
+
+def _not_read(
+    mail: IncomingMail, body: BodyText, conversation: _Conversation, *, read: bool
+) -> list[str]:
+    """What the reply tells the sender was not read: parts of the message and forwarded
+    or encrypted text always; when nothing was read at all, also the quotes, the
+    signature and a subject that looks like commands (only the body is read)."""
+    items = [*mail.unread_parts, *body.not_read]
+    if read:
+        return items
+    items += body.quoted
+    subject = _REPLY_PREFIXES.sub("", mail.subject).strip()
+    if subject:
+        commands, _after = parse_commands([subject])
+        if commands and (commands[0].name != "ORDERS" or conversation._looks_like_order(subject)):
+            items.append(
+                f"the subject {subject!r}: commands and orders are read from the body of "
+                "the message only"
+            )
+    return items
+
+
+# "Re:", "Fwd:" and their translations, as often as they are stacked.
+_REPLY_PREFIXES = re.compile(
+    r"^(?:\s*(?:re|aw|sv|vs|ref|rif|odp|отв|fwd?|wg|tr|rv|enc|i|pd|vb)\s*(?:\[\d+\])?\s*:)+",
+    re.IGNORECASE,
+)
+
+
+def _not_read_paragraph(items: Sequence[str]) -> str:
+    """The "Not read" list of a reply, wrapped at 76 columns."""
+    lines = ["Not read from your message:"]
+    for item in items:
+        lines.append(
+            textwrap.fill(
+                item, 76, initial_indent="  - ", subsequent_indent="    ",
+                break_long_words=False, break_on_hyphens=False,
+            )
+        )  # fmt: skip
+    return "\n".join(lines)
 
 
 def _rate_limited(
@@ -985,6 +1033,7 @@ class _Conversation:
             missing_lines=missing,
             rejected=self.reply.rejected,
             ignored=self.reply.ignored,
+            not_read=self.reply.not_read,
             complete=complete,
             error_count=self.reply.errors,
             copy_note=copy_note,
@@ -1005,8 +1054,15 @@ def _reply(
             "These lines were not read as orders or commands:\n"
             + "\n".join(f"> {line}" for line in reply.ignored)
         )
-    if not paragraphs:
-        paragraphs.append("Your message held no commands. Send HELP for how to use this judge.")
+    if reply.nothing_read:
+        paragraphs.insert(0, "This judge found no commands or orders in your message.")
+    if reply.not_read:
+        paragraphs.append(_not_read_paragraph(reply.not_read))
+    if reply.nothing_read or not paragraphs:
+        paragraphs.append(
+            "Write your commands and orders in the body of the message itself, as plain\n"
+            "text, one per line. Send HELP for how to use this judge."
+        )
     rendered = judge.renderer.render(
         "player/reply.txt.j2",
         judge_name=judge.settings.name,
