@@ -248,3 +248,37 @@ def test_a_game_loaded_before_the_judge_kept_what_it_applied(tmp_path: Path) -> 
     assert table.new_mail() == []
     table.send("eng2@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
     assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
+
+
+def test_a_game_edited_while_an_older_judge_had_loaded_it(tmp_path: Path) -> None:
+    """Upgrading with the file already edited: the players' lines are taken as applied
+    (what the old file said is not known), the game's own settings are compared with the
+    game's, and the log says so."""
+    app, table = started_game(tmp_path)
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea4two\n",
+               "2026-11-23 13:00")  # fmt: skip
+    with app.sessions() as session, session.begin():
+        session.scalars(select(Game)).one().file_applied = None
+    table.new_mail()
+    edit(tmp_path, "retreat = 24", "retreat = 36")
+    assert reload(app, "2026-11-24 09:00") == [
+        "test01: reloaded (took the players' lines as already applied (loaded by an older "
+        "judge), changed the settings (deadlines))"
+    ]
+    assert table.new_mail() == []
+    table.send("england@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
+    assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
+
+
+def test_a_time_zone_the_game_master_changes_in_the_file_is_applied(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("russia@example.org", "SIGNON Rtest01 pw-rus\nSET TIMEZONE Asia/Tokyo\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.new_mail()
+    edit(tmp_path, 'timezone = "Europe/Moscow"', 'timezone = "Asia/Tbilisi"')
+    assert reload(app, "2026-11-24 09:00") == ["test01: reloaded (Russia: time zone Asia/Tbilisi)"]
+    assert player(app, "Russia").timezone == "Asia/Tbilisi"
+    assert table.new_mail() == []
+    # Only that field: the file's password and address for Russia did not change.
+    table.send("russia@example.org", "SIGNON Rtest01 pw-rus\nA Mos-Ukr\n", "2026-11-24 10:00")
+    assert "Russia: Army Moscow -> Ukraine." in table.new_mail()[0].body

@@ -127,8 +127,13 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
         session.add(game)
         changes.append(f"created game {config.name}")
         applied: dict[str, Any] = {}
+    elif game.file_applied is not None:
+        applied = game.file_applied
     else:
-        applied = game.file_applied or legacy_applied(session, game, config)
+        # Loaded by a judge that kept no record, and edited since: what the old file said
+        # is lost, so the players' lines count as applied (see legacy_applied).
+        applied = legacy_applied(session, game, config)
+        changes.append("took the players' lines as already applied (loaded by an older judge)")
     record = _apply_settings(game, config, applied, changes)
     settings = dict(game.settings or {})
     settings.pop("rejected_config", None)  # this file is good: a later revert is not refused
