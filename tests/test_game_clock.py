@@ -63,13 +63,16 @@ def test_replacement_player_from_the_game_file(tmp_path: Path) -> None:
     with app.sessions() as session, session.begin():
         lines = reload_configs(session, app.judge, at("2026-11-24 09:00"))
     assert lines == [
-        "test01: reloaded (Turkey: address turkey@example.org -> sultan@example.net, "
-        "Turkey: replacement player sultan@example.net welcomed)"
+        "test01: reloaded (Turkey: replacement player sultan@example.net for turkey@example.org)"
     ]
     rows = table.new_mail()
-    assert [(r.to_addr, r.kind) for r in rows] == [("sultan@example.net", "replacement")]
-    assert "paris-123" in rows[0].body  # the generated password (the test's maker)
-    assert "Turkey: Army Constantinople" in rows[0].body
+    assert [(r.to_addr, r.kind) for r in rows] == [
+        ("turkey@example.org", "notice"),
+        ("sultan@example.net", "replacement"),
+        ("gm@example.org", "notice"),
+    ]
+    assert "paris-123" in rows[1].body  # the generated password (the test's maker)
+    assert "Turkey: Army Constantinople" in rows[1].body
     table.send("sultan@example.net", "SIGNON Ttest01 paris-123\nA Con-Bul\n", "2026-11-24 09:05")
     assert "Turkey: Army Constantinople -> Bulgaria." in table.new_mail()[0].body
 

@@ -56,6 +56,7 @@ def gamestart_context(**changes: object) -> dict[str, object]:
         "phase_text": "Movement for Spring of 1901",
         "position_text": position_report(Position.initial(standard_map())),
         "master_address": "gm@example.org",
+        "replacement": False,
     }
     context.update(changes)
     return context
@@ -106,6 +107,26 @@ def test_gamestart_password_from_the_game_master(renderer: Renderer) -> None:
     )
     check_golden(mail, "gamestart_gm_password.txt")
     assert "k3ttle" not in mail.body
+
+
+def test_gamestart_for_a_replacement_player(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/gamestart.txt.j2",
+        **gamestart_context(replacement=True, phase_text="Movement for Fall of 1902"),
+    )
+    check_golden(mail, "gamestart_replacement.txt")
+
+
+def test_player_notice(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/notice.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        power="England",
+        subject="New password for England",
+        paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
+    )
+    check_golden(mail, "player_notice.txt")
 
 
 def test_confirm_with_errors(renderer: Renderer) -> None:
@@ -206,6 +227,7 @@ def test_every_template_has_a_golden_file() -> None:
         "player/confirm.txt.j2",
         "player/gamestart.txt.j2",
         "player/late.txt.j2",
+        "player/notice.txt.j2",
         "player/reminder.txt.j2",
         "player/reply.txt.j2",
     ]

@@ -148,6 +148,12 @@ class Game(Base):
     config_path: Mapped[str | None] = mapped_column(String)
     #: sha256 of the config file as last loaded, to notice when it changed.
     config_digest: Mapped[str | None] = mapped_column(String)
+    #: What the game file last applied, key by key (``judge.services.games``): a reload
+    #: applies only the keys whose value in the file differs from this, so what players
+    #: and the game master set by mail survives edits of other keys.  Passwords are kept
+    #: as argon2 hashes.  None for a game loaded by a judge older than this column: the
+    #: file as it is then counts as applied.
+    file_applied: Mapped[dict[str, Any] | None]
     winner: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
