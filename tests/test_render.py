@@ -205,6 +205,7 @@ def test_every_template_has_a_golden_file() -> None:
         "player/confirm.txt.j2",
         "player/gamestart.txt.j2",
         "player/late.txt.j2",
+        "player/notice.txt.j2",
         "player/reminder.txt.j2",
         "player/reply.txt.j2",
     ]

@@ -45,6 +45,7 @@ from judge.mail.decode import IncomingMail, decode, order_text
 from judge.mail.rules import refuse_reason
 from judge.presenters import (
     adjustment_status,
+    echo_lines,
     format_deadline,
     missing_lines,
     order_lines,
@@ -56,10 +57,12 @@ from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
+    build_places,
     current_position,
     find_game,
     game_summary,
     game_zone,
+    implied_moves,
     notify_master,
     process_game,
     respect_absences,
@@ -1013,7 +1016,12 @@ class _Conversation:
         orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
         orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))
         ordered = {o.province for o in orders}
+        echoed = order_lines(player.power, orders, self.map)
         if kind is PhaseKind.MOVEMENT:
+            # House rule 3.8: a unit a support or convoy orders is ordered.
+            implied = implied_moves(position, player.power, orders, self._rules(game))
+            echoed = echo_lines(player.power, orders, implied, self.map)
+            ordered |= {o.province for o in implied}
             units = [u for u in position.units_of(player.power) if u.province not in ordered]
             missing = missing_lines(player.power, units, self.map, kind)
             complete = not units
@@ -1026,9 +1034,12 @@ class _Conversation:
             complete = not units
         else:
             owed = position.adjustment(player.power)
-            status = adjustment_status(player.power, owed, len(orders))
+            # As the reminders and early processing count: builds only where there is
+            # somewhere to build.
+            places = build_places(position, game, player.power)
+            status = adjustment_status(player.power, owed, len(orders), places)
             missing = [status] if status else []
-            complete = len(orders) >= abs(owed)
+            complete = len(orders) >= (-owed if owed < 0 else min(owed, places))
         zone = game_zone(game)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         player_zone = player.timezone or zone
@@ -1047,7 +1058,7 @@ class _Conversation:
                 else None
             ),
             actions=self.reply.actions + self.reply.paragraphs,
-            order_lines=order_lines(player.power, orders, self.map),
+            order_lines=echoed,
             missing_lines=missing,
             rejected=self.reply.rejected,
             ignored=self.reply.ignored,
