@@ -12,7 +12,10 @@ command words: a line that does not start with one is an ``ORDERS`` line, which 
 order service reads with the order language and reports as ignored if it is not an
 order.  A line that starts with a command word but is malformed (``SIGNON`` without a
 password, ``SET COLOUR blue``) is an ``UNKNOWN`` command carrying an error that says
-what is wrong and what would be right.  Nothing after ``SIGNOFF`` is read.
+what is wrong and what would be right; so is a command of the njudge this judge does not
+have yet (:data:`NJUDGE_COMMANDS`), and one that owns the lines after it (``PRESS`` up to
+``ENDPRESS``, ``PHASE`` up to the next ``PHASE``) keeps them in its ``body``, never read
+as orders.  Nothing after ``SIGNOFF`` is read.
 
 Passwords are kept exactly as written (they are case-sensitive); game names are
 lowercased.
@@ -24,7 +27,14 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["COMMAND_NAMES", "Command", "parse_commands"]
+__all__ = [
+    "BLOCK_ENDS",
+    "COMMAND_NAMES",
+    "NJUDGE_COMMANDS",
+    "NJUDGE_SETTINGS",
+    "Command",
+    "parse_commands",
+]
 
 COMMAND_NAMES = (
     "SIGNON",
@@ -86,8 +96,8 @@ _KNOWN_SETTINGS = (
 #: The njudge's commands (its ``index`` help file) that this judge does not have yet,
 #: as players write them.  Each is answered "X is a command of the njudge that this
 #: judge does not have yet" with the error flag, instead of being read as orders; a
-#: block command's lines (see :data:`BLOCK_ENDS`) are skipped whole.  The shape checks
-#: in :func:`_njudge_only` keep ordinary prose that starts with the same word ("Get
+#: block command's lines (see :data:`BLOCK_ENDS`) are skipped whole.  The shapes in
+#: ``_SHAPES`` keep ordinary prose that starts with the same word ("Get
 #: Outlook for iOS", "Press the button") a line that is simply not read.  HELP and
 #: docs/mail.md list these words; a test keeps them in step.
 NJUDGE_COMMANDS = (

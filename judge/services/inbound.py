@@ -630,7 +630,7 @@ class _Conversation:
                     line, "sign on before sending orders: SIGNON <power initial><game> <password>"
                 )
             else:
-                self.reply.ignored.extend(p.text for p in pieces)
+                self.reply.ignored.append(line)
             return
         game, player = self._player(command)
         if game.status == "forming":
