@@ -12,7 +12,10 @@ command words: a line that does not start with one is an ``ORDERS`` line, which 
 order service reads with the order language and reports as ignored if it is not an
 order.  A line that starts with a command word but is malformed (``SIGNON`` without a
 password, ``SET COLOUR blue``) is an ``UNKNOWN`` command carrying an error that says
-what is wrong and what would be right.  Nothing after ``SIGNOFF`` is read.
+what is wrong and what would be right; so is a command of the njudge this judge does not
+have yet (:data:`NJUDGE_COMMANDS`), and one that owns the lines after it (``PRESS`` up to
+``ENDPRESS``, ``PHASE`` up to the next ``PHASE``) keeps them in its ``body``, never read
+as orders.  Nothing after ``SIGNOFF`` is read.
 
 Passwords are kept exactly as written (they are case-sensitive); game names are
 lowercased.
@@ -21,10 +24,17 @@ lowercased.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["COMMAND_NAMES", "Command", "parse_commands"]
+__all__ = [
+    "BLOCK_ENDS",
+    "COMMAND_NAMES",
+    "NJUDGE_COMMANDS",
+    "NJUDGE_SETTINGS",
+    "Command",
+    "parse_commands",
+]
 
 COMMAND_NAMES = (
     "SIGNON",
@@ -59,7 +69,8 @@ class Command:
     ``name`` is one of :data:`COMMAND_NAMES`; ``args`` its arguments (for ``ORDERS`` the
     stripped line, for ``UNKNOWN`` the words of the line); ``line`` the line as written;
     ``number`` its 1-based position in the lines given; ``error`` set only for
-    ``UNKNOWN``.
+    ``UNKNOWN``; ``body`` the lines a block command owns (a ``PRESS`` message, the
+    orders after ``PHASE``), as written, without the line that ends the block.
     """
 
     name: str
@@ -67,6 +78,7 @@ class Command:
     line: str
     number: int
     error: str | None = None
+    body: tuple[str, ...] = ()
 
 
 _GAME_RE = re.compile(r"[a-z0-9][a-z0-9_-]{0,39}")
@@ -81,12 +93,168 @@ _KNOWN_SETTINGS = (
     "SET PASSWORD, SET ADDRESS, SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, "
     "SET NOABSENCE and SET DEADLINE"
 )
-# Judge commands players may know from other judges that this one does not take (yet):
-# answering "not supported" is kinder than treating them as orders.
-_UNSUPPORTED = frozenset(
-    {"PRESS", "BROADCAST", "ENDPRESS", "BECOME", "EJECT", "ROLLBACK", "CREATE", "OBSERVE"}
+#: The njudge's commands (its ``index`` help file) that this judge does not have yet,
+#: as players write them.  Each is answered "X is a command of the njudge that this
+#: judge does not have yet" with the error flag, instead of being read as orders; a
+#: block command's lines (see :data:`BLOCK_ENDS`) are skipped whole.  The shapes in
+#: ``_SHAPES`` keep ordinary prose that starts with the same word ("Get
+#: Outlook for iOS", "Press the button") a line that is simply not read.  HELP and
+#: docs/mail.md list these words; a test keeps them in step.
+NJUDGE_COMMANDS = (
+    "BECOME",
+    "BROADCAST",
+    "CREATE",
+    "DIARY",
+    "EJECT",
+    "ENDBROADCAST",
+    "ENDPRESS",
+    "FORCE BEGIN",
+    "GET",
+    "IAMALSO",
+    "INFO PLAYER",
+    "MAP",
+    "OBSERVE",
+    "PHASE",
+    "POSTALPRESS",
+    "PREDICT",
+    "PRESS",
+    "PROMOTE",
+    "REGISTER",
+    "ROLLBACK",
+    "SEND",
+    "TERMINATE",
+    "UNSTART",
+    "VERSION",
+    "WATCH",
+    "WHOGAME",
+    "WHOIS",
+    "WITHDRAW",
 )
-_UNSUPPORTED_SETTINGS = frozenset({"DRAW", "NODRAW", "PREFERENCE", "PRESS", "NOPRESS", "GRACE"})
+
+#: The njudge's settings this judge does not have yet (``SET DRAW`` ...), answered the
+#: same way.
+NJUDGE_SETTINGS = (
+    "ACCESS",
+    "CONCEDE",
+    "DRAW",
+    "GRACE",
+    "GREY",
+    "MODERATE",
+    "NMR",
+    "NOCONCEDE",
+    "NODRAW",
+    "NONMR",
+    "NOPRESS",
+    "PARTIAL",
+    "PREFERENCE",
+    "PRESS",
+    "VARIANT",
+    "WHITE",
+)
+
+#: The block commands: the lines that may end each one's block, alone on a line (a
+#: ``SIGNOFF`` ends the message too).  With none of them, the block runs to the end of
+#: the message.  ``PHASE`` (future orders) also ends where the next ``PHASE`` begins.
+BLOCK_ENDS: dict[str, tuple[str, ...]] = {
+    "PRESS": ("ENDPRESS", "ENDBROADCAST"),
+    "BROADCAST": ("ENDPRESS", "ENDBROADCAST"),
+    "POSTALPRESS": ("ENDPRESS", "ENDBROADCAST"),
+    "DIARY": ("ENDPRESS", "ENDBROADCAST"),
+    "REGISTER": ("END",),
+    "PHASE": ("ENDPHASE", "PHASE"),
+}
+
+# The njudge allows spaces inside some command words ("SIGN OFF", "END PRESS", "I AM
+# ALSO"): the words are joined before the line is read.  Not "WHO IS": that is prose
+# far more often than a command.
+_JOINED: dict[tuple[str, ...], str] = {
+    ("SIGN", "ON"): "SIGNON",
+    ("SIGN", "OFF"): "SIGNOFF",
+    ("END", "PRESS"): "ENDPRESS",
+    ("END", "BROADCAST"): "ENDBROADCAST",
+    ("END", "PHASE"): "ENDPHASE",
+    ("POSTAL", "PRESS"): "POSTALPRESS",
+    ("WHO", "GAME"): "WHOGAME",
+    ("I", "AM", "ALSO"): "IAMALSO",
+    ("FORCE", "BEGIN"): "FORCE BEGIN",
+    ("INFO", "PLAYER"): "INFO PLAYER",
+}
+_PRESS_OPTIONS = frozenset(
+    {"TO", "WHITE", "GREY", "GRAY", "ANONYMOUS", "ANONYMOUSLY", "UNANONYMOUS",
+     "UNANONYMOUSLY", "FAKE", "NOFAKE", "BROADCAST", "PARTIAL", "ALL"}
+)  # fmt: skip
+_SEASONS = frozenset({"SPRING", "SUMMER", "FALL", "AUTUMN", "WINTER", "S", "U", "F", "W"})
+_PHASE_CODE_RE = re.compile(r"[SUFW]\d{4}[MRAB]")
+
+
+def _press_shape(keys: list[str]) -> bool:
+    return len(keys) == 1 or keys[1] in _PRESS_OPTIONS or keys[1][:1] in ("+", "-")
+
+
+def _phase_shape(keys: list[str]) -> bool:
+    """``PHASE F1901M`` or ``PHASE Fall 1901 [Movement]``."""
+    if len(keys) == 2:
+        return _PHASE_CODE_RE.fullmatch(keys[1]) is not None
+    return len(keys) in (3, 4) and keys[1] in _SEASONS and keys[2].isdigit()
+
+
+def _alone(keys: list[str]) -> bool:
+    return len(keys) == 1
+
+
+def _address_shape(keys: list[str]) -> bool:
+    return len(keys) == 2 and "@" in keys[1].strip("@")
+
+
+#: Each njudge command's shape, as the upper-cased words of a line (the command word
+#: first, joined as in :data:`_JOINED`): a line of another shape is not that command.
+_SHAPES: dict[str, Callable[[list[str]], bool]] = {
+    "BECOME": lambda k: len(k) == 2,
+    "BROADCAST": _press_shape,
+    "CREATE": lambda k: len(k) >= 3 and k[1].startswith("?"),
+    "DIARY": lambda k: len(k) == 1 or k[1] in ("RECORD", "LIST", "READ", "DELETE"),
+    "EJECT": lambda k: len(k) == 2,
+    "ENDBROADCAST": _alone,
+    "ENDPRESS": _alone,
+    "FORCE BEGIN": _alone,
+    "GET": lambda k: len(k) == 2,
+    "IAMALSO": _address_shape,
+    "INFO PLAYER": lambda k: len(k) == 2,
+    "MAP": lambda k: len(k) == 2 or (len(k) == 3 and k[2] == "N"),
+    "OBSERVE": lambda k: len(k) == 3,
+    "PHASE": _phase_shape,
+    "POSTALPRESS": _alone,
+    "PREDICT": _alone,
+    "PRESS": _press_shape,
+    "PROMOTE": _address_shape,
+    "REGISTER": _alone,
+    "ROLLBACK": lambda k: len(k) <= 2,
+    "SEND": lambda k: len(k) == 2 or (len(k) == 3 and k[1] == "ME"),
+    "TERMINATE": _alone,
+    "UNSTART": _alone,
+    "VERSION": lambda k: len(k) <= 2,
+    "WATCH": lambda k: len(k) == 3,
+    "WHOGAME": lambda k: len(k) <= 3,
+    "WHOIS": lambda k: len(k) >= 2,
+    "WITHDRAW": _alone,
+}
+assert set(_SHAPES) == set(NJUDGE_COMMANDS)
+
+
+def _keywords(words: list[str]) -> list[str]:
+    """The words of a line as keywords, with the njudge's spaced command words joined
+    (``SIGN OFF`` is ``SIGNOFF``)."""
+    keys = [_keyword(w) for w in words]
+    for joined, word in _JOINED.items():
+        if tuple(keys[: len(joined)]) == joined:
+            return [word, *keys[len(joined) :]]
+    return keys
+
+
+def _not_yet(word: str) -> str:
+    return f"{word} is a command of the njudge that this judge does not have yet"
+
+
 _NO_ARGS = frozenset({"RESIGN", "CLEAR", "PROCESS", "PAUSE", "RESUME"})
 _GAME_ARG = frozenset({"LIST", "HISTORY", "SUMMARY"})
 
@@ -213,25 +381,41 @@ def _set(line: str, number: int, words: list[str]) -> Command:
         return Command("SET ABSENCE", (pieces[0].strip(), pieces[1].strip()), line, number)
     if setting == "NOABSENCE":
         return Command("SET NOABSENCE", (), line, number)
-    if setting in _UNSUPPORTED_SETTINGS:
-        raise _Malformed(
-            f"SET {setting} is not supported by this judge; it knows {_KNOWN_SETTINGS}"
-        )
+    if setting == "NO" and rest and "NO" + _keyword(rest[0]) in NJUDGE_SETTINGS:
+        setting = "NO" + _keyword(rest[0])  # "SET NO DRAW"
+    if setting in NJUDGE_SETTINGS:
+        raise _Malformed(f"{_not_yet(f'SET {setting}')}; it knows {_KNOWN_SETTINGS}")
     raise _Malformed(
         f"SET {words[1]} is not a setting this judge knows; it knows {_KNOWN_SETTINGS}"
     )
 
 
+class _NotYet(Exception):
+    """A line that is one of the njudge's commands this judge does not have yet
+    (:data:`NJUDGE_COMMANDS`); ``block`` when the command owns the lines after it."""
+
+    def __init__(self, word: str, block: bool) -> None:
+        super().__init__(_not_yet(word))
+        self.word = word
+        self.block = block
+
+
 def _parse_line(line: str, number: int) -> Command | None:
     """One line as a command, ``None`` for a blank line; raises :class:`_Malformed` for a
-    line that starts with a command word but is not a valid command."""
+    line that starts with a command word but is not a valid command, :class:`_NotYet`
+    for one of the njudge's commands this judge does not have yet."""
     words = line.split()
     if not words:
         return None
-    keyword = _keyword(words[0])
+    keys = _keywords(words)
+    keyword = keys[0]
+    spaced = keyword != _keyword(words[0])
+    if spaced:
+        words = [keyword, *words[len(words) - len(keys) + 1 :]]
     if keyword == "SIGNON":
         return _signon(line, number, words)
-    if keyword == "SIGNOFF":
+    if keyword == "SIGNOFF" and (len(keys) == 1 or not spaced):
+        # "SIGN OFF" counts alone on its line only: "Sign off the deal" is prose.
         return Command("SIGNOFF", (), line, number)
     if keyword == "SET":
         return _set(line, number, words)
@@ -250,16 +434,82 @@ def _parse_line(line: str, number: int) -> Command | None:
         if len(words) == 1:
             return Command(keyword, (), line, number)
         raise _Malformed(f"{keyword} takes nothing after it: write '{keyword}' alone")
-    if keyword in _UNSUPPORTED:
-        raise _Malformed(f"{keyword} is not supported by this judge")
+    if keyword == "ENDPHASE" and len(keys) == 1:
+        raise _Malformed("ENDPHASE ends the orders after a PHASE line, and no PHASE came before")
+    shape = _SHAPES.get(keyword)
+    if shape is not None and shape(keys):
+        block = keyword in BLOCK_ENDS and (keyword != "DIARY" or keys[1:] in ([], ["RECORD"]))
+        raise _NotYet(keyword, block)
     return Command("ORDERS", (line.strip(),), line, number)
+
+
+#: What a skipped block did not do, for the answer.
+_BLOCK_NOT_DONE = {
+    "PRESS": "no press was sent",
+    "BROADCAST": "no press was sent",
+    "POSTALPRESS": "no press was sent",
+    "DIARY": "no diary entry was made",
+    "REGISTER": "nothing was registered",
+    "PHASE": "no orders were stored for that phase",
+}
+
+
+def _not_read(count: int, where: str) -> str:
+    """``the line after it, up to ENDPRESS, was not read`` (``where`` may be empty)."""
+    subject = "the line after it" if count == 1 else f"the {count} lines after it"
+    verb = "was" if count == 1 else "were"
+    return f"{subject}{where} {verb} not read"
+
+
+def _block(items: list[str], start: int, word: str) -> tuple[Command, int]:
+    """The block command ``word`` on line ``start`` (0-based) with the lines it owns, and
+    the index of the first line after the block (its end line is the block's, except a
+    ``SIGNOFF``, which is left to be read, and the next ``PHASE``)."""
+    ends = BLOCK_ENDS[word]
+    body: list[str] = []
+    end_word: str | None = None
+    index = start + 1
+    while index < len(items):
+        keys = _keywords(items[index].split())
+        if len(keys) == 1 and keys[0] in ends and keys[0] != "PHASE":
+            end_word = keys[0]
+            index += 1
+            break
+        if len(keys) == 1 and keys[0] == "SIGNOFF":
+            end_word = "SIGNOFF"
+            break
+        if "PHASE" in ends and keys and keys[0] == "PHASE" and _phase_shape(keys):
+            end_word = "the next PHASE"
+            break
+        body.append(items[index])
+        index += 1
+    count = sum(1 for line in body if line.strip())
+    not_done = _BLOCK_NOT_DONE[word]
+    if count == 0:
+        missing = "" if end_word is not None else f"; it has no {ends[0]} after it"
+        error = f"{_not_yet(word)} ({not_done}){missing}"
+    elif end_word is not None:
+        error = f"{_not_yet(word)}: {_not_read(count, f', up to {end_word},')} ({not_done})"
+    elif word == "PHASE":
+        # Future orders run to the end of the message: no end line is needed.
+        error = f"{_not_yet(word)}: {_not_read(count, '')} ({not_done})"
+    else:
+        error = (
+            f"{_not_yet(word)}; it has no {ends[0]} after it, so "
+            f"{_not_read(count, ', to the end of the message,')} ({not_done})"
+        )
+    line = items[start]
+    command = Command("UNKNOWN", tuple(line.split()), line, start + 1, error, tuple(body))
+    return command, index
 
 
 def parse_commands(lines: Sequence[str]) -> tuple[list[Command], list[str]]:
     """Read ``lines`` as commands: (commands in order, lines after ``SIGNOFF``).
 
     Blank lines are skipped; the ``SIGNOFF`` command is included and the non-blank lines
-    after it are returned, as written, unread.  Never raises.
+    after it are returned, as written, unread.  A block command (``PRESS`` ...
+    ``ENDPRESS``, see :data:`BLOCK_ENDS`) is one command holding its lines in ``body``:
+    they are never read as orders or commands.  Never raises.
 
     >>> commands, unread = parse_commands(["SIGNON Fwinter01 Secret", "A Par-Bur",
     ...                                    "signoff", "-- ", "Ann"])
@@ -273,21 +523,29 @@ def parse_commands(lines: Sequence[str]) -> tuple[list[Command], list[str]]:
         lines = lines.splitlines()
     commands: list[Command] = []
     try:
-        items = list(lines)
+        items = [item if isinstance(item, str) else str(item) for item in lines]
     except Exception:
         return [], []
-    for index, item in enumerate(items):
-        line = item if isinstance(item, str) else str(item)
+    index = 0
+    while index < len(items):
+        line = items[index]
+        command: Command | None
         try:
             command = _parse_line(line, index + 1)
+        except _NotYet as exc:
+            if exc.block:
+                command, index = _block(items, index, exc.word)
+                commands.append(command)
+                continue
+            command = Command("UNKNOWN", tuple(line.split()), line, index + 1, str(exc))
         except _Malformed as exc:
             command = Command("UNKNOWN", tuple(line.split()), line, index + 1, str(exc))
         except Exception as exc:  # a bug here must not lose the rest of the message
             command = Command("UNKNOWN", (), line, index + 1, f"could not read this line ({exc})")
+        index += 1
         if command is None:
             continue
         commands.append(command)
         if command.name == "SIGNOFF":
-            rest = [str(x) for x in items[index + 1 :]]
-            return commands, [x for x in rest if x.strip()]
+            return commands, [x for x in items[index:] if x.strip()]
     return commands, []

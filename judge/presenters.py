@@ -286,6 +286,25 @@ def order_lines(power: str, orders: Sequence[Order], game_map: Map) -> list[str]
     return [f"{power}: {format_order(order, game_map)}." for order in ordered]
 
 
+def echo_lines(
+    power: str, orders: Sequence[Order], implied: Sequence[Order], game_map: Map
+) -> list[str]:
+    """:func:`order_lines` of a power's orders and of the moves they imply (house rule
+    3.8), sorted together; an implied move is marked so.
+
+    >>> from judge.engine import ARMY, Move, SupportMove, standard_map
+    >>> echo_lines("Germany", [SupportMove(ARMY, "mun", ARMY, "ber", "sil")],
+    ...            [Move(ARMY, "ber", "sil")], standard_map())  # doctest: +NORMALIZE_WHITESPACE
+    ['Germany: Army Berlin -> Silesia (implied by a support or convoy).',
+     'Germany: Army Munich SUPPORT Army Berlin -> Silesia.']
+    """
+    marked = set(order_lines(power, implied, game_map))
+    return [
+        f"{line[:-1]} (implied by a support or convoy)." if line in marked else line
+        for line in order_lines(power, [*orders, *implied], game_map)
+    ]
+
+
 def missing_lines(power: str, units: Sequence[Unit], game_map: Map, kind: PhaseKind) -> list[str]:
     """One line per unit of ``power`` that still has no valid order.
 
@@ -311,16 +330,19 @@ def missing_lines(power: str, units: Sequence[Unit], game_map: Map, kind: PhaseK
     ]
 
 
-def adjustment_status(power: str, owed: int, ordered: int) -> str:
+def adjustment_status(power: str, owed: int, ordered: int, places: int | None = None) -> str:
     """Where ``power`` stands with its builds (``owed`` > 0) or removals (``owed`` < 0).
 
     ``owed`` is what the power may build (or must remove); ``ordered`` how many build,
-    waive or remove orders it has given.
+    waive or remove orders it has given; ``places`` (when known) how many centres it has
+    free to build in, when it owes more builds than that.
 
     >>> adjustment_status("England", 2, 1)
     'England: 1 of 2 builds ordered; 1 more may be ordered (builds not ordered are waived).'
     >>> adjustment_status("Austria", -1, 0)
     'Austria: 0 of 1 removal ordered; 1 more must be ordered, or the judge will choose it.'
+    >>> adjustment_status("Italy", 1, 0, places=0)
+    'Italy: 0 of 1 build ordered; no centre is free to build in, so the build is waived.'
     """
     if owed == 0:
         return f"{power}: no builds or removals this winter."
@@ -329,6 +351,20 @@ def adjustment_status(power: str, owed: int, ordered: int) -> str:
     left = needed - ordered
     if left <= 0:
         return f"{power}: all {_plural(needed, word)} ordered."
+    if owed > 0 and places is not None and ordered >= places:
+        # Nowhere left to build: the rest is waived, and the power owes nothing more.
+        free = "no centre is" if ordered == 0 else "no other centre is"
+        rest = "the build is" if left == 1 else f"the {left} builds are"
+        return (
+            f"{power}: {ordered} of {_plural(needed, word)} ordered; {free} free to build in, "
+            f"so {rest} waived."
+        )
+    if owed > 0 and places is not None and places < needed:
+        return (
+            f"{power}: {ordered} of {_plural(needed, word)} ordered; {places - ordered} more "
+            f"may be ordered (there is room for {_plural(places, word)}; builds not ordered "
+            "are waived)."
+        )
     done = f"{power}: {ordered} of {_plural(needed, word)} ordered; {left} more"
     if owed > 0:
         return f"{done} may be ordered (builds not ordered are waived)."

@@ -118,6 +118,28 @@ def test_adjudicate_retreat_phase_and_jsonl() -> None:
     assert outs[2]["error"].startswith("line 3: 'phase': bad phase code 'X'")
 
 
+def test_adjudicate_reads_a_unit_alone_as_the_mail_judge_does() -> None:
+    # Not a hold: a unit or a place alone is refused (UNIT_ONLY) and does not replace the
+    # unit's real order; the unit without an order holds by default.
+    doc = {
+        "phase": "S1901M",
+        "units": {"France": ["A PAR", "F BRE"]},
+        "orders": {"France": ["F Bre-MAO", "Brest", "A Par"]},
+    }
+    result = judge("adjudicate", stdin=json.dumps(doc))
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert out["units"]["France"] == ["F MAO", "A PAR"]
+    assert [(r["order"], r["default"]) for r in out["results"]] == [
+        ("F BRE-MAO", False),
+        ("A PAR H", True),
+    ]
+    assert [(r["order"], r["code"]) for r in out["rejected"]] == [
+        ("Brest", "UNIT_ONLY"),
+        ("A Par", "UNIT_ONLY"),
+    ]
+
+
 def test_adjudicate_bad_document_names_the_key() -> None:
     result = judge("adjudicate", stdin=json.dumps({"phase": "S1901M", "units": {"Narnia": []}}))
     assert result.returncode == 2

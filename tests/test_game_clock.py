@@ -94,10 +94,14 @@ def test_a_deadline_edited_in_the_game_file_is_applied_and_announced(tmp_path: P
     assert len(rows) == 7
     russia = next(r for r in rows if r.to_addr == "russia@example.org")
     assert russia.subject == "Diplomacy game test01: New deadline for test01 S1901M"
-    assert "The deadline for S1901M is now Fri Nov 27 2026 18:00:00 +0000 (Europe/London)." in (
-        russia.body
+    # A player's notice, not the game master's.
+    assert russia.body == (
+        ":: Judge: TESTJUDGE  Game: test01\n\n"
+        "To Russia in 'test01':\n\n"
+        "The deadline for S1901M is now Fri Nov 27 2026 18:00:00 +0000 (Europe/London).\n"
+        "In your own time zone: Fri Nov 27 2026 21:00:00 +0300 (Europe/Moscow).\n\n"
+        "TESTJUDGE\n"
     )
-    assert "In your own time zone: Fri Nov 27 2026 21:00:00 +0300 (Europe/Moscow)." in russia.body
     # Nothing changed since: nothing happens.
     with app.sessions() as session, session.begin():
         assert reload_configs(session, app.judge, at("2026-11-24 09:01")) == []

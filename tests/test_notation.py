@@ -7,6 +7,7 @@ import pytest
 from judge.engine.board import Map, normalise_name, standard_map
 from judge.engine.errors import AmbiguousOrderError, OrderError, OrderSyntaxError
 from judge.engine.notation import (
+    UNIT_ONLY,
     ParsedOrder,
     _iter_keywords,
     format_order,
@@ -45,7 +46,6 @@ def game_map() -> Map:
 # -- movement -------------------------------------------------------------------------
 
 HOLDS: list[tuple[str, Order]] = [
-    ("A Par", Hold(ARMY, "par")),
     ("A Par H", Hold(ARMY, "par")),
     ("a par h", Hold(ARMY, "par")),
     ("Army Paris hold", Hold(ARMY, "par")),
@@ -53,7 +53,6 @@ HOLDS: list[tuple[str, Order]] = [
     ("F Lon stand", Hold(FLEET, "lon")),
     ("Fleet London stands", Hold(FLEET, "lon")),
     ("Par H", Hold(None, "par")),
-    ("Paris", Hold(None, "par")),
     ("  A   Par   H  ", Hold(ARMY, "par")),
     ("A Par H.", Hold(ARMY, "par")),
     ("A(Par) H", Hold(ARMY, "par")),
@@ -268,7 +267,40 @@ def test_adjustment_keywords_without_kind(game_map: Map) -> None:
     assert parse_order("Remove F Tri", game_map) == Remove(FLEET, "tri")
     assert parse_order("r F Tri", game_map) == Remove(FLEET, "tri")
     assert parse_order("Waive", game_map) == Waive()
-    assert parse_order("A Par", game_map) == Hold(ARMY, "par")
+
+
+@pytest.mark.parametrize("kind", [None, PhaseKind.MOVEMENT])
+@pytest.mark.parametrize(
+    ("text", "suggestion"),
+    [
+        ("A Par", "'A Par H' to hold it"),
+        ("Paris", "'Paris H' to hold it"),
+        ("Brest", "'Brest H' to hold it"),
+        ("F StP/NC.", "'F StP/NC H' to hold it"),
+        ("England: F Lon", "'F Lon H' to hold it"),
+    ],
+)
+def test_a_unit_or_place_alone_is_not_a_hold(
+    text: str, suggestion: str, kind: PhaseKind | None, game_map: Map
+) -> None:
+    # A signature line "Brest, France" must never replace a player's order for Brest.
+    with pytest.raises(OrderSyntaxError) as caught:
+        parse_order(text, game_map, kind)
+    assert caught.value.code == UNIT_ONLY
+    assert caught.value.message == (
+        f"{text.strip()!r}: a unit or a place alone is not an order; write {suggestion}, "
+        "or say what else it does (-, S, C)"
+    )
+
+
+def test_a_unit_alone_is_not_a_retreat_order(game_map: Map) -> None:
+    with pytest.raises(OrderSyntaxError) as caught:
+        parse_order("F Tri", game_map, PhaseKind.RETREAT)
+    assert (caught.value.code, caught.value.message) == (
+        UNIT_ONLY,
+        "'F Tri': a unit or a place alone is not an order; write 'F Tri - <province>' to "
+        "retreat or 'F Tri D' to disband",
+    )
 
 
 # -- DAIDE ----------------------------------------------------------------------------

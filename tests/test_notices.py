@@ -25,6 +25,7 @@ from judge.engine.document import position_to_document
 from judge.presenters import adjustment_status, format_deadline, phase_heading
 from judge.render import Renderer
 from judge.services.app import App
+from judge.services.games import orders_complete
 from judge.services.notices import Standing, send_late_notices, send_reminders, standings
 
 DEADLINE = "2026-11-25 20:00"
@@ -396,8 +397,21 @@ def test_standings_count_the_builds_a_power_can_make(game: tuple[App, Table]) ->
     put_position(app, Position.build(game_map, "W1901A", units, centres))
     with app.sessions() as session:
         got = standings(session, session.scalars(select(Game)).one())
-    assert got["France"] == Standing("France", (), (adjustment_status("France", 2, 0),), False)
-    assert got["Italy"] == Standing("Italy", (), (adjustment_status("Italy", 1, 0),), True)
+    assert got["France"] == Standing(
+        "France",
+        (),
+        (
+            "France: 0 of 2 builds ordered; 1 more may be ordered (there is room for 1 build; "
+            "builds not ordered are waived).",
+        ),
+        False,
+    )
+    assert got["Italy"] == Standing(
+        "Italy",
+        (),
+        ("Italy: 0 of 1 build ordered; no centre is free to build in, so the build is waived.",),
+        True,
+    )
     assert got["Austria"] == Standing("Austria", (), (adjustment_status("Austria", -1, 0),), False)
     assert got["England"] == Standing("England", (), (), True)
 
@@ -515,3 +529,96 @@ def test_late_others_template_anonymous() -> None:
     )
     check_golden(mail, "late_others_anonymous.txt")
     assert "England" not in mail.body
+
+
+# -- what the player is told: builds with nowhere to build, implied orders -------------
+
+
+def test_a_build_with_nowhere_to_build_is_complete_in_the_confirmation(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    game_map = standard_map()
+    # As above: Italy took Tunis and has no free home centre; France owes two builds and
+    # has one free home centre.
+    units = [replace(u, location="bur") if u.location == "par" else u for u in game_map.start_units]
+    centres = {**game_map.start_centres, "spa": "France", "bel": "France", "tun": "Italy"}
+    put_position(app, Position.build(game_map, "W1901A", units, centres))
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\n", "2026-11-23 13:00")
+    [italy] = table.new_mail()
+    assert (
+        "Italy: 0 of 1 build ordered; no centre is free to build in, so the build is "
+        "waived.\n\nYour orders are complete. You may still change them until the deadline.\n"
+    ) in italy.body
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nBuild A Par\n", "2026-11-23 13:01")
+    [france] = table.new_mail()
+    assert (
+        "France: Build Army Paris.\n"
+        "France: 1 of 2 builds ordered; no other centre is free to build in, so the build "
+        "is waived.\n\nYour orders are complete."
+    ) in france.body
+    with app.sessions() as session:
+        got = standings(session, session.scalars(select(Game)).one())
+    assert got["Italy"].missing_lines == (
+        "Italy: 0 of 1 build ordered; no centre is free to build in, so the build is waived.",
+    )
+    assert got["Italy"].complete and got["France"].complete
+
+
+def set_rules(app: App, **rules: object) -> None:
+    with app.sessions() as session, session.begin():
+        game_row = session.scalars(select(Game)).one()
+        game_row.rules = {**(game_row.rules or {}), **rules}
+
+
+def test_a_unit_ordered_by_an_implied_order_counts_as_ordered(game: tuple[App, Table]) -> None:
+    app, table = game
+    set_rules(app, implied_orders=True)
+    set_deadlines(app, {"hours": 48, "at": "20:00", "remind": 24, "grace": 24})
+    # House rule 3.8: the support orders the supported unit too.
+    table.send("germany@example.org", "SIGNON Gtest01 pw-ger\nA(Mun) S A(Ber)-Sil\nF Kie H\n",
+               "2026-11-23 13:00")  # fmt: skip
+    [germany] = table.new_mail()
+    assert (
+        "Germany: Army Berlin -> Silesia (implied by a support or convoy).\n"
+        "Germany: Fleet Kiel HOLD.\n"
+        "Germany: Army Munich SUPPORT Army Berlin -> Silesia.\n\n"
+        "Your orders are complete."
+    ) in germany.body
+    for who, body in ORDERS.items():
+        if who != "germany":
+            order(table, who, body, "2026-11-23 13:01")
+    with app.sessions() as session:
+        got = standings(session, session.scalars(select(Game)).one())
+        assert orders_complete(session, session.scalars(select(Game)).one())
+    assert got["Germany"].complete and got["Germany"].missing_lines == ()
+    assert got["Germany"].order_lines[0] == (
+        "Germany: Army Berlin -> Silesia (implied by a support or convoy)."
+    )
+    # Nobody is reminded or late.
+    assert remind(app, "2026-11-24 20:00") == 0
+    assert late(app, DEADLINE) == 0
+
+
+def test_without_the_house_rule_the_supported_unit_is_still_owed(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("germany@example.org", "SIGNON Gtest01 pw-ger\nA(Mun) S A(Ber)-Sil\nF Kie H\n",
+               "2026-11-23 13:00")  # fmt: skip
+    [germany] = table.new_mail()
+    assert "Germany: Army Berlin, No Order Processed." in germany.body
+    assert "implied" not in germany.body
+
+
+def test_player_notice_template() -> None:
+    mail = Renderer().render(
+        "player/notice.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        power="England",
+        subject="New deadline for winter01 F1901R",
+        paragraphs=[
+            "The deadline for F1901R is now Sat Nov 28 2026 20:00:00 +0000 (Europe/London)."
+        ],
+    )
+    check_golden(mail, "player_notice_deadline.txt")
+    assert "game master" not in mail.body

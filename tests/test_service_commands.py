@@ -92,7 +92,7 @@ def test_set_password_address_wait_and_resign(game: tuple[App, Table]) -> None:
     assert "Password changed." in body and "WAIT set" in body
     assert "Your address is now sultan@example.org." in body
     table.send("sultan@example.org", "SIGNON Ttest01 pw-tur\n", "2026-11-23 13:01")
-    assert "Wrong password for Turkey in test01." in reply(table)[2]
+    assert "Wrong password for Turkey in test01: " in reply(table)[2]
     table.send("sultan@example.org", "SIGNON Ttest01 new-secret\nSET NOWAIT\nRESIGN\n",
                "2026-11-23 13:02")  # fmt: skip
     rows = table.new_mail()
@@ -124,7 +124,9 @@ def test_game_master_commands(game: tuple[App, Table]) -> None:
     app, table = game
     table.send("gm@example.org", "SIGNON Mtest01 wrong\nPAUSE\n", "2026-11-23 13:00")
     body = reply(table)[2]
-    assert "Wrong game master password for test01." in body
+    assert (
+        "Wrong game master password for test01: it is the [master] password of the game's file.\n"
+    ) in body
     assert "Only the game master can do this" in body
     table.send("gm@example.org", (
         "SIGNON Mtest01 gm-secret\nPAUSE\nRESUME\nSET DEADLINE 2026-12-01 18:30\nPROCESS\n"
@@ -426,3 +428,133 @@ def test_oversized_message_gets_a_polite_refusal(tmp_path: Path) -> None:
     _to, subject, body = reply(table)
     assert subject == "Re: orders"
     assert "is larger than this judge reads (2,000 bytes)" in body
+
+
+# -- lines that are not orders ----------------------------------------------------------
+
+
+def active_orders(app: App, power: str) -> list[str]:
+    with app.sessions() as session:
+        player = session.scalars(select(Player).where(Player.power == power)).one()
+        rows = session.scalars(
+            select(OrderRecord)
+            .where(OrderRecord.player_id == player.id, OrderRecord.active.is_(True))
+            .order_by(OrderRecord.id)
+        )
+        return [str(r.canonical) for r in rows]
+
+
+def test_a_signature_that_names_a_place_is_not_a_hold(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("france@example.org", (
+        "SIGNON Ftest01 paris-123\nF Bre-MAO\nA Par H\n\nJean Dupont\nBrest, France\n"
+    ), "2026-11-23 13:00")  # fmt: skip
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nA Ven H\nCiao,\nMarco, Venice\n",
+               "2026-11-23 13:01")  # fmt: skip
+    france, italy = table.new_mail()
+    assert active_orders(app, "France") == ["F bre-mao", "A par H"]
+    assert active_orders(app, "Italy") == ["A ven H"]
+    assert not france.subject.startswith("[Error Flag]")
+    assert "France: Fleet Brest -> Mid-Atlantic Ocean." in france.body
+    assert (
+        "These lines were not read as orders or commands:\n\n  Jean Dupont\n  Brest\n  France\n"
+    ) in france.body
+    assert "  Marco\n  Venice\n" in italy.body and "Italy: Army Venice HOLD." in italy.body
+
+
+def test_a_unit_alone_is_not_an_order_in_movement_or_retreats(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nF Lon\nEdinburgh\n",
+               "2026-11-23 13:00")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert active_orders(app, "England") == []
+    assert not subject.startswith("[Error Flag]")
+    assert "These lines were not read as orders or commands:\n\n  F Lon\n  Edinburgh\n" in body
+    assert "England: Fleet London, No Order Processed." in body
+
+
+def test_b_and_a_digit_is_not_a_build(game: tuple[App, Table]) -> None:
+    app, table = game
+    with app.sessions() as session, session.begin():
+        game_row = session.scalars(select(Game)).one()
+        game_row.phase = "W1901A"
+        position = dict(game_row.phases[0].position)
+        position["phase"] = "W1901A"
+        position["centers"] = {**position["centers"], "France": [
+            *position["centers"]["France"], "spa", "por"]}  # fmt: skip
+        position["units"] = {**position["units"], "France": ["F BRE", "A MAR", "A BUR"]}
+        game_row.phases[0].position = position
+    table.send("france@example.org", (
+        "SIGNON Ftest01 paris-123\nA Par\n\nJean\nb2b consulting\nB4 you go, call me\n"
+        "b sure to call\n"
+    ), "2026-11-23 13:00")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert active_orders(app, "France") == ["Build A par"]
+    assert not subject.startswith("[Error Flag]"), body
+    assert (
+        "These lines were not read as orders or commands:\n\n"
+        "  Jean\n  b2b consulting\n  B4 you go\n  call me\n  b sure to call\n"
+    ) in body
+
+
+# -- the njudge's commands this judge does not have yet -------------------------------
+
+
+def test_press_and_phase_blocks_are_not_read_as_orders(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send("france@example.org", (
+        "SIGNON Ftest01 paris-123\nA Par H\nPRESS TO E\nA Bur-Par\nENDPRESS\nF Bre-MAO\n"
+        "BROADCAST\nHello all.\nA Mar-Spa\n"
+    ), "2026-11-23 13:00")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert active_orders(app, "France") == ["A par H", "F bre-mao"]
+    assert subject == "[Error Flag] Re: orders"
+    assert (
+        "  PRESS TO E\n"
+        "    -> PRESS is a command of the njudge that this judge does not have yet: the line "
+        "after it, up to ENDPRESS, was not read (no press was sent)\n"
+        "  BROADCAST\n"
+        "    -> BROADCAST is a command of the njudge that this judge does not have yet; it "
+        "has no ENDPRESS after it, so the 2 lines after it, to the end of the message, "
+        "were not read (no press was sent)\n"
+    ) in body
+    assert "A Bur-Par" not in body and "A Mar-Spa" not in body
+    table.send("france@example.org", (
+        "SIGNON Ftest01 paris-123\nPHASE Fall 1901 Movement\nA Par-Bur\nF Bre-Gas\n"
+    ), "2026-11-23 13:05")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert active_orders(app, "France") == ["A par H", "F bre-mao"]
+    assert subject == "[Error Flag] Re: orders"
+    assert (
+        "    -> PHASE is a command of the njudge that this judge does not have yet: the 2 "
+        "lines after it were not read (no orders were stored for that phase)\n"
+    ) in body
+
+
+def test_an_njudge_command_before_signing_on_is_flagged(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("x@example.net", "GET info\nWHOIS ann\n", "2026-11-23 13:00")
+    _to, subject, body = reply(table)
+    assert subject == "[Error Flag] Re: orders"
+    assert (
+        "> GET info\nGET is a command of the njudge that this judge does not have yet.\n\n"
+        "> WHOIS ann\nWHOIS is a command of the njudge that this judge does not have yet.\n"
+    ) in body
+
+
+def test_a_wrong_password_is_flagged_and_says_where_the_password_went(
+    game: tuple[App, Table],
+) -> None:
+    _app, table = game
+    table.send("england@example.org", "SIGNON Etest01 pw-wrong\nF Lon-NTH\n", "2026-11-23 13:00")
+    _to, subject, body = reply(table)
+    assert subject == "[Error Flag] Re: orders"
+    assert body.startswith(
+        "> SIGNON Etest01 pw-wrong\n"
+        "Wrong password for England in test01: the password is the one in the judge's "
+        '"game starts" mail to England (or the one your game master gave you), unless it '
+        "was changed since with SET PASSWORD; the judge's mail for England goes to "
+        "england@example.org.\n\n"
+        "> F Lon-NTH\nSign on before sending orders"
+    )
+    assert "pw-eng" not in body

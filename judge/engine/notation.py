@@ -48,6 +48,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.units import UnitType
 
 __all__ = [
+    "UNIT_ONLY",
     "AmbiguousOrderError",
     "OrderSyntaxError",
     "ParsedOrder",
@@ -77,6 +78,12 @@ class ParsedOrder:
     def ok(self) -> bool:
         """Whether the piece was read as an order."""
         return self.order is not None
+
+
+#: The error code of a piece that is only a unit or a place (``A Par``, ``Brest``) in a
+#: movement or retreat phase: not an order, and a mail reader may list it among the
+#: lines it did not read rather than as a refused order.
+UNIT_ONLY = "UNIT_ONLY"
 
 
 # -- vocabulary -----------------------------------------------------------------------
@@ -273,6 +280,7 @@ class _Parser:
 
     def __init__(self, whole: str, body: str, game_map: Map, kind: PhaseKind | None) -> None:
         self.whole = whole
+        self.body = body.strip()
         self.map = game_map
         self.kind = kind
         self.tables = _tables(game_map)
@@ -348,7 +356,7 @@ class _Parser:
         if self.at_end():
             if self.kind is PhaseKind.ADJUSTMENT:
                 return Build(unit_type, location, implied=True)
-            return Hold(unit_type, location)
+            self.fail_unit_only()
         if self.at_move():
             return self.parse_move(unit_type, location, retreat=self.kind is PhaseKind.RETREAT)
         w = self.word()
@@ -377,6 +385,19 @@ class _Parser:
             self.expect_end()
             return self.adjustment(w, unit_type, location)
         self.fail(self.what_next_message())
+
+    def fail_unit_only(self) -> NoReturn:
+        """A unit or a place alone: not an order outside adjustments (a hold needs its
+        ``H``), so that a signature's "Brest, France" is never taken for a hold."""
+        if self.kind is PhaseKind.RETREAT:
+            choices = f"'{self.body} - <province>' to retreat or '{self.body} D' to disband"
+        else:
+            choices = f"'{self.body} H' to hold it, or say what else it does (-, S, C)"
+        raise OrderSyntaxError(
+            f"{_q(self.whole)}: a unit or a place alone is not an order; write {choices}",
+            text=self.whole,
+            code=UNIT_ONLY,
+        )
 
     def what_next_message(self) -> str:
         tok = self.peek()

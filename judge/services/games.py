@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -20,8 +21,13 @@ from judge.engine.document import (
     position_from_document,
     position_to_document,
 )
-from judge.engine.phases import Phase
+from judge.engine.errors import OrderError
+from judge.engine.legality import check_movement
+from judge.engine.notation import implied_orders, parse_order
+from judge.engine.orders import Order
+from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
+from judge.engine.rules import Rules
 from judge.presenters import format_deadline, position_report, results_report
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -658,14 +664,49 @@ def game_summary(session: Session, game: Game) -> dict[str, Any]:
 # -- when a phase is due ----------------------------------------------------------------
 
 
+def implied_moves(
+    position: Position, power: str, orders: Iterable[Order], rules: Rules
+) -> list[Order]:
+    """The moves ``power``'s supports and convoys order for its own units that have no
+    order of their own, under house rule 3.8 (``rules.implied_orders``; none without it),
+    as the adjudicator will use them: such a unit is ordered, not owed.
+
+    Only legal moves count (an illegal one is dropped by the adjudicator and the unit
+    holds); the first order that implies a move for a unit decides it.
+    """
+    if not rules.implied_orders or position.phase.kind is not PhaseKind.MOVEMENT:
+        return []
+    orders = list(orders)
+    own = {order.province for order in orders}
+    found: dict[str, Order] = {}
+    for order in orders:
+        for implied in implied_orders(order):
+            unit = position.units.get(implied.province)
+            if unit is None or unit.power != power or unit.province in own | set(found):
+                continue
+            try:
+                found[unit.province] = check_movement(position, power, implied, rules)
+            except OrderError:
+                continue
+    return list(found.values())
+
+
 def orders_complete(session: Session, game: Game) -> bool:
     """Whether every power that has something to do this phase has ordered all of it."""
     position = current_position(session, game)
+    rules = rules_from_dict(game.rules or {})
     counts: dict[str, int] = {}
     ordered: dict[str, set[str]] = {}
-    for power, unit, _canonical in queries.standing_orders(session, game.id, game.seq):
+    parsed: dict[str, list[Order]] = {}
+    for power, unit, canonical in queries.standing_orders(session, game.id, game.seq):
         counts[power] = counts.get(power, 0) + 1
         ordered.setdefault(power, set()).add(unit or "")
+        if rules.implied_orders:
+            parsed.setdefault(power, []).append(
+                parse_order(canonical, position.map, position.phase.kind)
+            )
+    for power, orders in parsed.items():
+        ordered[power] |= {o.province for o in implied_moves(position, power, orders, rules)}
     kind = position.phase.kind.value
     for power in position.map.powers:
         if kind == "M":
@@ -857,7 +898,7 @@ def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime
             game_name=game.name,
             power=player.power,
             subject=f"New deadline for {game.name} {game.phase}",
-            paragraphs=[" ".join(lines)],
+            paragraphs=["\n".join(lines)],
         )
         queue_mail(session, judge, to=player.address, mail=mail, kind="deadline", now=now,
                    game_id=game.id)  # fmt: skip

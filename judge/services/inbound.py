@@ -22,7 +22,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.commands import Command, parse_commands
+from judge.commands import NJUDGE_COMMANDS, NJUDGE_SETTINGS, Command, parse_commands
 from judge.config import rules_from_dict
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, Player
@@ -30,7 +30,13 @@ from judge.db.session import read_only
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
-from judge.engine.notation import format_order, parse_order, parse_orders
+from judge.engine.notation import (
+    UNIT_ONLY,
+    ParsedOrder,
+    format_order,
+    parse_order,
+    parse_orders,
+)
 from judge.engine.orders import Build, Order, Remove, Waive
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
@@ -39,6 +45,7 @@ from judge.mail.decode import BodyText, IncomingMail, decode, read_body
 from judge.mail.rules import refuse_reason
 from judge.presenters import (
     adjustment_status,
+    echo_lines,
     format_deadline,
     missing_lines,
     order_lines,
@@ -50,10 +57,12 @@ from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
+    build_places,
     current_position,
     find_game,
     game_summary,
     game_zone,
+    implied_moves,
     notify_master,
     process_game,
     respect_absences,
@@ -341,16 +350,29 @@ MAX_ABSENCE_DAYS = 14
 MAX_ABSENCES = 3
 
 
+def _wrapped(text: str) -> str:
+    """``text`` broken into lines of at most 80 characters, at spaces (not inside the
+    words :func:`_keep` joined)."""
+    wrapped = textwrap.fill(text, 80, break_long_words=False, break_on_hyphens=False)
+    return wrapped.replace("\xa0", " ")
+
+
+def _keep(words: str) -> str:
+    """``words`` kept on one line by :func:`_wrapped`."""
+    return words.replace(" ", "\xa0")
+
+
 def _with_time(text: str, default: str) -> str:
     """A bare date gets a time of day (the start or the end of that day)."""
     return text if re.search(r"\d:\d", text) else f"{text.strip()} {default}"
 
 
-HELP_TEXT = """\
+HELP_TEXT = f"""\
 Send commands in the body of an email, one per line:
   SIGNON <power initial><game> <password>   e.g. SIGNON Fwinter01 secret
   (or SIGNON france@winter01 secret), then your orders, one or more per line:
     A Par-Bur        F Bre-MAO        A Mar S A Par-Bur     F NTH C A Lon-Nwy
+    A Par H (hold: a unit or a place alone is not an order)
     F Tri-Alb / F Tri D (retreats)    Build A Par / Remove F Tri / Waive
   Orders can be sent again until the deadline; the last order for a unit counts.
   CLEAR drops your orders for this phase.
@@ -359,12 +381,27 @@ Other commands: LIST [game], HELP, HISTORY [game], SUMMARY [game], SET PASSWORD 
 SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
 SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
-SET DEADLINE <YYYY-MM-DD HH:MM>."""
+SET DEADLINE <YYYY-MM-DD HH:MM>.
+{
+    _wrapped(
+        "Commands of the njudge that this judge does not have yet are answered so, and the "
+        "lines of a PRESS, BROADCAST or POSTALPRESS (up to ENDPRESS) or of a PHASE (up to "
+        "ENDPHASE) are not read: "
+        + ", ".join(_keep(w) for w in NJUDGE_COMMANDS)
+        + "; and "
+        + ", ".join(_keep(f"SET {w}") for w in NJUDGE_SETTINGS)
+        + "."
+    )
+}"""
 
 _ORDER_WORDS = {
-    "a", "f", "army", "fleet", "build", "b", "remove", "r", "waive", "w", "disband", "d",
-    "hold", "h", "retreat",
+    "a", "f", "army", "fleet", "remove", "r", "waive", "w", "disband", "d", "hold", "h",
+    "retreat",
 }  # fmt: skip
+_BUILD_WORDS = frozenset({"b", "build", "builds"})
+_UNIT_WORDS = frozenset({"a", "f", "army", "fleet"})
+# A word: letters and digits together, so that "b2b" is one word, not "b", "2", "b".
+_WORD_RE = re.compile(r"[^\W_]+")
 
 
 def handle(
@@ -570,7 +607,10 @@ class _Conversation:
             if not game.master_password_hash or not verify_password(
                 game.master_password_hash, password
             ):
-                raise ServiceError(f"wrong game master password for {game.name}")
+                raise ServiceError(
+                    f"wrong game master password for {game.name}: it is the [master] password "
+                    "of the game's file"
+                )
             self.signed = _Signed(game, None)
             self.reply.actions.append(f"Signed on as game master of {game.name}.")
             return
@@ -585,7 +625,13 @@ class _Conversation:
         if player.status == "resigned":
             raise ServiceError(f"{power} resigned from {game.name}")
         if not verify_password(player.password_hash, password):
-            raise ServiceError(f"wrong password for {power} in {game.name}")
+            # Say where the right one is, never what it is.
+            raise ServiceError(
+                f"wrong password for {power} in {game.name}: the password is the one in the "
+                f'judge\'s "game starts" mail to {power} (or the one your game master gave '
+                f"you), unless it was changed since with SET PASSWORD; the judge's mail for "
+                f"{power} goes to {player.address}"
+            )
         copy_to = player.address if player.address != self.mail.sender else None
         self.signed = _Signed(game, player, copy_to)
 
@@ -625,7 +671,8 @@ class _Conversation:
     def cmd_orders(self, command: Command) -> None:
         line = command.args[0] if command.args else command.line
         if self.signed is None:
-            if self._looks_like_order(line):
+            pieces = parse_orders(line, self.map)
+            if any(p.order is not None or self._looks_like_order(p) for p in pieces):
                 self.reject(
                     line, "sign on before sending orders: SIGNON <power initial><game> <password>"
                 )
@@ -642,7 +689,7 @@ class _Conversation:
         for piece in parse_orders(line, self.map, kind):
             if piece.order is None:
                 assert piece.error is not None
-                if self._looks_like_order(piece.text):
+                if self._looks_like_order(piece):
                     self.reject(piece.text, piece.error.message)
                 else:
                     self.reply.ignored.append(piece.text)
@@ -652,14 +699,35 @@ class _Conversation:
                 continue
             self._take_order(game, player, position, piece.text, piece.order)
 
-    def _looks_like_order(self, text: str) -> bool:
-        words = re.findall(r"[A-Za-z]+", text)
-        if not words:
+    def _looks_like_order(self, piece: ParsedOrder) -> bool:
+        """Whether a piece that is not an order was meant as one (it is refused, with the
+        reason) rather than being other text (it is listed among the lines not read).
+
+        A unit or a place alone is not an order (the signature line "Brest, France"); a
+        first word run into digits ("b2b", "B4") is not an order word; and ``B`` or
+        ``Build`` count only before a unit type or a province ("b fleet, please" is not
+        a build).
+        """
+        if piece.error is not None and piece.error.code == UNIT_ONLY:
             return False
-        if text.lstrip().startswith("("):
+        text = piece.text.lstrip()
+        if text.startswith("("):
             return True
+        words = _WORD_RE.findall(text)
+        if not words or not words[0][0].isalpha() or not words[0].isalpha():
+            return False
         first = words[0].lower()
+        if first in _BUILD_WORDS:
+            rest = words[1:]
+            return bool(rest) and (rest[0].lower() in _UNIT_WORDS or self._names_a_place(rest))
         return first in _ORDER_WORDS or self.map.find_province(first) is not None
+
+    def _names_a_place(self, words: list[str]) -> bool:
+        """Whether ``words`` start with a province name (of up to four words)."""
+        return any(
+            self.map.find_province(" ".join(words[:count])) is not None
+            for count in range(1, min(4, len(words)) + 1)
+        )
 
     def _take_order(
         self, game: Game, player: Player, position: Position, text: str, order: Order
@@ -995,7 +1063,12 @@ class _Conversation:
         orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
         orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))
         ordered = {o.province for o in orders}
+        echoed = order_lines(player.power, orders, self.map)
         if kind is PhaseKind.MOVEMENT:
+            # House rule 3.8: a unit a support or convoy orders is ordered.
+            implied = implied_moves(position, player.power, orders, self._rules(game))
+            echoed = echo_lines(player.power, orders, implied, self.map)
+            ordered |= {o.province for o in implied}
             units = [u for u in position.units_of(player.power) if u.province not in ordered]
             missing = missing_lines(player.power, units, self.map, kind)
             complete = not units
@@ -1008,9 +1081,12 @@ class _Conversation:
             complete = not units
         else:
             owed = position.adjustment(player.power)
-            status = adjustment_status(player.power, owed, len(orders))
+            # As the reminders and early processing count: builds only where there is
+            # somewhere to build.
+            places = build_places(position, game, player.power)
+            status = adjustment_status(player.power, owed, len(orders), places)
             missing = [status] if status else []
-            complete = len(orders) >= abs(owed)
+            complete = len(orders) >= (-owed if owed < 0 else min(owed, places))
         zone = game_zone(game)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         player_zone = player.timezone or zone
@@ -1029,7 +1105,7 @@ class _Conversation:
                 else None
             ),
             actions=self.reply.actions + self.reply.paragraphs,
-            order_lines=order_lines(player.power, orders, self.map),
+            order_lines=echoed,
             missing_lines=missing,
             rejected=self.reply.rejected,
             ignored=self.reply.ignored,
@@ -1068,6 +1144,7 @@ def _reply(
         judge_name=judge.settings.name,
         subject_in=mail.subject or "(no subject)",
         paragraphs=paragraphs,
+        error_count=reply.errors,
     )
     queue_mail(
         session,

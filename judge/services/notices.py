@@ -26,14 +26,17 @@ from datetime import datetime, timedelta
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
+from judge.config import rules_from_dict
 from judge.db import queries
 from judge.db.models import Game, NoticeKind, NoticeRecord, Player, PlayerStatus
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
+from judge.engine.rules import Rules
 from judge.presenters import (
     adjustment_status,
+    echo_lines,
     format_deadline,
     missing_lines,
     order_lines,
@@ -45,6 +48,7 @@ from judge.services.games import (
     current_phase,
     current_position,
     game_zone,
+    implied_moves,
     phase_spec,
 )
 from judge.services.outbox import queue_mail
@@ -73,11 +77,13 @@ def standings(session: Session, game: Game) -> dict[str, Standing]:
 
     "Owes" is what :func:`judge.services.games.orders_complete` waits for before early
     processing, power by power, so a player is never told "late" while the judge
-    considers the phase complete (or the reverse): every unit in movement, every
-    dislodged unit in retreats, and in adjustments every removal and as many builds as
-    the power has free home centres to build in.
+    considers the phase complete (or the reverse): every unit in movement (a unit a
+    support or convoy orders under house rule 3.8 is ordered), every dislodged unit in
+    retreats, and in adjustments every removal and as many builds as the power has free
+    home centres to build in.
     """
     position = current_position(session, game)
+    rules = rules_from_dict(game.rules or {})
     kind = position.phase.kind
     keys: dict[str, set[str]] = {}
     orders: dict[str, list[Order]] = {}
@@ -85,26 +91,38 @@ def standings(session: Session, game: Game) -> dict[str, Standing]:
         keys.setdefault(power, set()).add(unit or "")
         orders.setdefault(power, []).append(parse_order(canonical, position.map, kind))
     return {
-        power: _standing(game, position, power, orders.get(power, []), keys.get(power, set()))
+        power: _standing(
+            game, position, power, orders.get(power, []), keys.get(power, set()), rules
+        )
         for power in position.map.powers
     }
 
 
 def _standing(
-    game: Game, position: Position, power: str, orders: list[Order], keys: set[str]
+    game: Game,
+    position: Position,
+    power: str,
+    orders: list[Order],
+    keys: set[str],
+    rules: Rules,
 ) -> Standing:
     game_map = position.map
     kind = position.phase.kind
-    echoed = tuple(order_lines(power, orders, game_map))
     if kind is PhaseKind.ADJUSTMENT:
+        echoed = tuple(order_lines(power, orders, game_map))
         owed = position.adjustment(power)
-        needed = -owed if owed < 0 else min(owed, build_places(position, game, power))
+        places = build_places(position, game, power)
+        needed = -owed if owed < 0 else min(owed, places)
         complete = len(orders) >= needed
-        status = () if owed == 0 else (adjustment_status(power, owed, len(orders)),)
+        status = () if owed == 0 else (adjustment_status(power, owed, len(orders), places),)
         return Standing(power, echoed, status, complete)
     if kind is PhaseKind.MOVEMENT:
-        units = [u for u in position.units_of(power) if u.province not in keys]
+        implied = implied_moves(position, power, orders, rules)
+        echoed = tuple(echo_lines(power, orders, implied, game_map))
+        ordered = keys | {o.province for o in implied}
+        units = [u for u in position.units_of(power) if u.province not in ordered]
     else:
+        echoed = tuple(order_lines(power, orders, game_map))
         units = [
             d.unit
             for d in position.dislodged.values()
