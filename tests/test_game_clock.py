@@ -96,7 +96,6 @@ def test_a_deadline_edited_in_the_game_file_is_applied_and_announced(tmp_path: P
     assert russia.subject == "Diplomacy game test01: New deadline for test01 S1901M"
     # A player's notice, not the game master's.
     assert russia.body == (
-        ":: Judge: TESTJUDGE  Game: test01\n\n"
         "To Russia in 'test01':\n\n"
         "The deadline for S1901M is now Fri Nov 27 2026 18:00:00 +0000 (Europe/London).\n"
         "In your own time zone: Fri Nov 27 2026 21:00:00 +0300 (Europe/Moscow).\n\n"

@@ -476,7 +476,13 @@ def _not_read(
     subject = _REPLY_PREFIXES.sub("", mail.subject).strip()
     if subject:
         commands, _after = parse_commands([subject])
-        if commands and (commands[0].name != "ORDERS" or conversation._looks_like_order(subject)):
+        if commands and (
+            commands[0].name != "ORDERS"
+            or any(
+                piece.order is not None or conversation.looks_like_order(piece)
+                for piece in parse_orders(subject, conversation.map)
+            )
+        ):
             items.append(
                 f"the subject {subject!r}: commands and orders are read from the body of "
                 "the message only"
@@ -672,7 +678,7 @@ class _Conversation:
         line = command.args[0] if command.args else command.line
         if self.signed is None:
             pieces = parse_orders(line, self.map)
-            if any(p.order is not None or self._looks_like_order(p) for p in pieces):
+            if any(p.order is not None or self.looks_like_order(p) for p in pieces):
                 self.reject(
                     line, "sign on before sending orders: SIGNON <power initial><game> <password>"
                 )
@@ -689,7 +695,7 @@ class _Conversation:
         for piece in parse_orders(line, self.map, kind):
             if piece.order is None:
                 assert piece.error is not None
-                if self._looks_like_order(piece):
+                if self.looks_like_order(piece):
                     self.reject(piece.text, piece.error.message)
                 else:
                     self.reply.ignored.append(piece.text)
@@ -699,7 +705,7 @@ class _Conversation:
                 continue
             self._take_order(game, player, position, piece.text, piece.order)
 
-    def _looks_like_order(self, piece: ParsedOrder) -> bool:
+    def looks_like_order(self, piece: ParsedOrder) -> bool:
         """Whether a piece that is not an order was meant as one (it is refused, with the
         reason) rather than being other text (it is listed among the lines not read).
 
