@@ -733,7 +733,7 @@ CLASSES: tuple[DiffClass, ...] = (
         },
         rule="rulebook (2000 p.12, 2023): a support is not cut by the unit in the province "
         "it supports a move into (DATC 6.D.14 ff.); naming the coast changes nothing",
-        defect="ours, being fixed (issue 10 item 1, branch i10-engine)",
+        defect="ours, fixed (issue 10 item 1)",
     ),
     DiffClass(
         key="land-fallback",
@@ -750,7 +750,7 @@ CLASSES: tuple[DiffClass, ...] = (
             },
         },
         rule="2000 rulebook with DATC 2.4 preference 4.A.3; DATC 6.G.8 (v2.4)",
-        defect="ours, being fixed (issue 10 item 2, branch i10-engine)",
+        defect="ours, fixed (issue 10 item 2)",
         editions=("2000",),
     ),
     DiffClass(
@@ -800,8 +800,7 @@ CLASSES: tuple[DiffClass, ...] = (
         },
         rule="2000 rules with DATC 2.4 preference (civil disorder, 6.J): distances for "
         "fleets over water only; 2023 rulebook: from the nearest owned centre",
-        defect="2000 rules: ours, being fixed (issue 10 item 3, branch i10-engine); "
-        "2023 rules: edition difference",
+        defect="2000 rules: ours, fixed (issue 10 item 3); 2023 rules: edition difference",
     ),
     DiffClass(
         key="disrupted-by-own-support",
@@ -834,7 +833,7 @@ CLASSES: tuple[DiffClass, ...] = (
         },
         rule="DATC 6.D.10/6.D.11 (no self-dislodgement): the support cannot be used; "
         "the results note is the judge's convention (njudge: void)",
-        defect="ours, being fixed (issue 10 item 5, branch i10-engine); note only",
+        defect="ours, fixed (issue 10 item 5); note only",
     ),
     DiffClass(
         key="void-own-unit-wide",
@@ -850,8 +849,9 @@ CLASSES: tuple[DiffClass, ...] = (
         rule="DATC 6.D.10/6.D.11: the support cannot be used; which such supports the "
         "results call void is the judge's convention (the package: only one that would "
         "otherwise dislodge; also not for a convoyed attacker)",
-        defect="neither (note only): appears once item 5 is fixed; the lead may prefer "
-        "the package's narrower 'would dislodge' reading",
+        defect="neither (note only): we report void every support that cannot be used "
+        "because its move would dislodge the supporter's own unit, so the supporter "
+        "learns why; the package only those that would otherwise have dislodged it",
     ),
     DiffClass(
         key="void-failed-convoy",
