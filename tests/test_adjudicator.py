@@ -507,6 +507,35 @@ def test_support_against_the_supporters_own_unit_is_void() -> None:
     assert out.position.units["bur"] == Unit("France", ARMY, "bur")
 
 
+def test_support_against_own_unit_that_still_prevents_is_not_void() -> None:
+    # The French support cannot dislodge the French army in Burgundy, but it does count
+    # in the prevent strength of Germany's move, and that stops Italy's supported attack
+    # on Burgundy: the support was given, so it is a success, not "void".
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "bur"),
+            ("France", "A", "pic"),
+            ("Germany", "A", "ruh"),
+            ("Italy", "A", "mar"),
+            ("Italy", "A", "gas"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Bur H", "A Pic S A Ruh-Bur"],
+            "Germany": ["A Ruh-Bur"],
+            "Italy": ["A Mar-Bur", "A Gas S A Mar-Bur"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["pic"].success, by_loc["pic"].reasons) == (True, ())
+    assert by_loc["mar"].reasons == (Reason(Note.BOUNCE, "ruh"),)
+    assert by_loc["ruh"].reasons == (Reason(Note.BOUNCE, "bur"),)
+    assert out.position.units["bur"] == Unit("France", ARMY, "bur")
+
+
 def test_proxy_orders_appear_in_the_results() -> None:
     # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
     # when the unit was handed to that power; a proxied unit nobody orders holds and shows
