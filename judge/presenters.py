@@ -15,7 +15,7 @@ Movement results for Spring of 1901.  (demo.001)
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -29,6 +29,7 @@ from judge.engine import (
     Phase,
     PhaseKind,
     Position,
+    Proxy,
     Remove,
     Season,
     Unit,
@@ -273,24 +274,57 @@ def results_report(game: str, seq: int, adj: Adjudication) -> str:
 # -- confirmations --------------------------------------------------------------------------
 
 
-def order_lines(power: str, orders: Sequence[Order], game_map: Map) -> list[str]:
+def order_lines(
+    power: str,
+    orders: Sequence[Order],
+    game_map: Map,
+    owners: Mapping[str, str] | None = None,
+) -> list[str]:
     """The echo of a power's current orders, ``France: Army Paris -> Burgundy.`` each.
 
     Sorted by province name like the results, so the echo and the results read alike.
+    ``owners`` maps the province of each unit of another power that ``power`` ordered
+    (proxies allowed, seed 002) to its owner: such an order says what it depends on.
 
     >>> from judge.engine import ARMY, Move, standard_map
     >>> order_lines("France", [Move(ARMY, "par", "bur")], standard_map())
     ['France: Army Paris -> Burgundy.']
+    >>> order_lines("Germany", [Move(ARMY, "par", "bur")], standard_map(), {"par": "France"})
+    ['Germany: Army Paris -> Burgundy (a French unit: this order counts only if France
+      hands the unit to you).']
     """
     ordered = sorted(orders, key=lambda o: _order_key(game_map, power, o))
-    return [f"{power}: {format_order(order, game_map)}." for order in ordered]
+    return [
+        f"{power}: {format_order(order, game_map)}{_foreign(order, owners, game_map)}."
+        for order in ordered
+    ]
+
+
+def _foreign(order: Order, owners: Mapping[str, str] | None, game_map: Map) -> str:
+    """What an order for another power's unit depends on, or "" for the power's own."""
+    owner = owners.get(order.province) if owners else None
+    if owner is None:
+        return ""
+    adjective = game_map.power_adjective.get(owner, owner)
+    article = "an" if adjective[:1].upper() in "AEIOU" else "a"
+    if type(order) is Proxy:
+        # Only the owner's proxy order hands a unit over (seed 002).
+        why = f"only {owner} can hand it over, so this order does nothing"
+    else:
+        why = f"this order counts only if {owner} hands the unit to you"
+    return f" ({article} {adjective} unit: {why})"
 
 
 def echo_lines(
-    power: str, orders: Sequence[Order], implied: Sequence[Order], game_map: Map
+    power: str,
+    orders: Sequence[Order],
+    implied: Sequence[Order],
+    game_map: Map,
+    owners: Mapping[str, str] | None = None,
 ) -> list[str]:
     """:func:`order_lines` of a power's orders and of the moves they imply (house rule
-    3.8), sorted together; an implied move is marked so.
+    3.8), sorted together; an implied move is marked so.  ``owners`` as for
+    :func:`order_lines`.
 
     >>> from judge.engine import ARMY, Move, SupportMove, standard_map
     >>> echo_lines("Germany", [SupportMove(ARMY, "mun", ARMY, "ber", "sil")],
@@ -298,10 +332,10 @@ def echo_lines(
     ['Germany: Army Berlin -> Silesia (implied by a support or convoy).',
      'Germany: Army Munich SUPPORT Army Berlin -> Silesia.']
     """
-    marked = set(order_lines(power, implied, game_map))
+    marked = set(order_lines(power, implied, game_map, owners))
     return [
         f"{line[:-1]} (implied by a support or convoy)." if line in marked else line
-        for line in order_lines(power, [*orders, *implied], game_map)
+        for line in order_lines(power, [*orders, *implied], game_map, owners)
     ]
 
 

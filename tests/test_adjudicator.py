@@ -18,6 +18,7 @@ from judge.engine import (
     Reason,
     Remove,
     Rules,
+    SupportHold,
     Unit,
     adjudicate,
 )
@@ -507,6 +508,35 @@ def test_support_against_the_supporters_own_unit_is_void() -> None:
     assert out.position.units["bur"] == Unit("France", ARMY, "bur")
 
 
+def test_support_against_own_unit_that_still_prevents_is_not_void() -> None:
+    # The French support cannot dislodge the French army in Burgundy, but it does count
+    # in the prevent strength of Germany's move, and that stops Italy's supported attack
+    # on Burgundy: the support was given, so it is a success, not "void".
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "bur"),
+            ("France", "A", "pic"),
+            ("Germany", "A", "ruh"),
+            ("Italy", "A", "mar"),
+            ("Italy", "A", "gas"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Bur H", "A Pic S A Ruh-Bur"],
+            "Germany": ["A Ruh-Bur"],
+            "Italy": ["A Mar-Bur", "A Gas S A Mar-Bur"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["pic"].success, by_loc["pic"].reasons) == (True, ())
+    assert by_loc["mar"].reasons == (Reason(Note.BOUNCE, "ruh"),)
+    assert by_loc["ruh"].reasons == (Reason(Note.BOUNCE, "bur"),)
+    assert out.position.units["bur"] == Unit("France", ARMY, "bur")
+
+
 def test_proxy_orders_appear_in_the_results() -> None:
     # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
     # when the unit was handed to that power; a proxied unit nobody orders holds and shows
@@ -561,3 +591,97 @@ def test_document_retreat_option_naming_a_split_province_means_its_coasts() -> N
     doc["dislodged"] = {"France": {"A GAS": ["SPA/NC"]}}
     doc["units"] = {"Italy": ["A MAR"]}
     assert position_from_document(doc).dislodged["gas"].retreats == ("spa",)
+
+
+def test_a_refused_proxy_order_does_not_undo_an_earlier_valid_one() -> None:
+    # "A Par P France" is refused (a unit cannot be handed to its own owner), so the
+    # earlier "A Par P Germany" stands: Germany's order for Paris counts.
+    start = pos("S1901M", [("France", "A", "par")])
+    out = adjudicate(
+        start,
+        {"France": ["A Par P Germany", "A Par P France"], "Germany": ["A Par-Pic"]},
+        Rules(proxies=True),
+    )
+    assert [(r.power, r.text, r.code) for r in out.rejected] == [
+        ("France", "A Par P France", "PROXY")
+    ]
+    assert [(r.power, r.order, r.success, r.default) for r in out.results] == [
+        ("France", Proxy(ARMY, "par", "Germany"), True, False),
+        ("Germany", Move(ARMY, "par", "pic"), True, False),
+    ]
+    assert out.position.units["pic"] == Unit("France", ARMY, "pic")
+
+
+def test_proxy_order_from_a_power_that_does_not_own_the_unit_has_no_effect() -> None:
+    # Seed 002: with proxies allowed a power may give a proxy order for any unit; only the
+    # owner's hands the unit over, but every proxy order is listed in the results, under
+    # the power that gave it.  Italy's proxy of the French army and Germany's of the army
+    # France handed to it are listed as failed ("not owner"); France's hand-over counts.
+    start = pos("S1901M", [("France", "A", "par"), ("France", "A", "mar")])
+    out = adjudicate(
+        start,
+        {
+            "Italy": ["A Mar P Italy", "A Par P Italy"],
+            "France": ["A Par P Germany"],
+            "Germany": ["A Par P Russia", "A Par-Pic"],
+            "Russia": ["A Par-Bur"],
+        },
+        Rules(proxies=True),
+    )
+    not_owner = (Reason(Note.NOT_OWNER),)
+    assert [(r.power, r.text, r.code) for r in out.rejected] == [("Russia", "A Par-Bur", "NYU")]
+    assert [(r.power, r.order, r.success, r.reasons, r.default) for r in out.results] == [
+        ("France", Hold(ARMY, "mar"), True, (), True),
+        ("France", Proxy(ARMY, "par", "Germany"), True, (), False),
+        ("Germany", Move(ARMY, "par", "pic"), True, (), False),
+        ("Germany", Proxy(ARMY, "par", "Russia"), False, not_owner, False),
+        ("Italy", Proxy(ARMY, "mar", "Italy"), False, not_owner, False),
+        ("Italy", Proxy(ARMY, "par", "Italy"), False, not_owner, False),
+    ]
+    assert out.position.units["pic"] == Unit("France", ARMY, "pic")
+    assert out.position.units["mar"] == Unit("France", ARMY, "mar")
+    # Without proxies it is not the giver's unit to order.
+    off = adjudicate(start, {"Italy": ["A Mar P Italy"]})
+    assert [(r.power, r.code) for r in off.rejected] == [("Italy", "NYU")]
+
+
+def test_a_later_proxy_order_of_a_non_owner_replaces_its_earlier_one() -> None:
+    start = pos("S1901M", [("France", "A", "par")])
+    out = adjudicate(start, {"Italy": ["A Par P Italy", "A Par P Austria"]}, Rules(proxies=True))
+    assert [(r.power, r.text, r.code) for r in out.rejected] == [
+        ("Italy", "A Par P Italy", "REPLACED")
+    ]
+    assert [(r.power, r.order, r.success) for r in out.results] == [
+        ("France", Hold(ARMY, "par"), True),
+        ("Italy", Proxy(ARMY, "par", "Austria"), False),
+    ]
+
+
+def test_an_unordered_proxied_unit_holds_and_can_be_supported() -> None:
+    # Seed 002: "No order processed" is a hold: the owner may support the unit it handed
+    # over, and the support counts when the proxy holder leaves the unit unordered.
+    start = pos(
+        "S1901M",
+        [
+            ("France", "A", "par"),
+            ("France", "A", "pic"),
+            ("Italy", "A", "bur"),
+            ("Italy", "A", "gas"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "France": ["A Par P Germany", "A Pic S A Par"],
+            "Italy": ["A Bur-Par", "A Gas S A Bur-Par"],
+        },
+        Rules(proxies=True),
+    )
+    by_loc = {(r.order.location, type(r.order)): r for r in out.results}
+    held = by_loc[("par", Hold)]
+    assert (held.power, held.success, held.default) == ("Germany", True, True)
+    support = by_loc[("pic", SupportHold)]
+    assert (support.success, support.reasons) == (True, ())
+    assert by_loc[("bur", Move)].reasons == (Reason(Note.BOUNCE, "par"),)
+    assert out.position.units["par"] == Unit("France", ARMY, "par")
+    assert out.position.dislodged == {}

@@ -153,56 +153,32 @@ def _movement(
     rejected: list[Rejection] = []
     parsed = _parse(position, pairs, rejected)
 
-    proxied: dict[str, str] = {}
-    if rules.proxies:
-        for power, order, _text in parsed:
-            if type(order) is Proxy:
-                unit = units.get(order.province)
-                if unit is not None and (power is None or unit.power == power):
-                    proxied[unit.province] = order.power
+    handed, proxied = _proxy_orders(position, parsed, rules, rejected)
 
     chosen: dict[str, tuple[str | None, Order, str]] = {}
     written: dict[str, Order] = {}  # the order as given, for messages
-    handed: dict[str, tuple[str, Proxy, str]] = {}  # province -> the proxy order that counts
     for power, order, text in parsed:
+        if type(order) is Proxy:
+            continue  # taken by _proxy_orders
         try:
             checked = check_movement(position, power, order, rules, proxied=proxied)
         except OrderError as err:
             rejected.append(Rejection(power, _written(game_map, order, text), err))
             continue
         prov = checked.province
-        if prov in proxied and type(checked) is not Proxy:
+        if prov in proxied and power is not None and power != proxied[prov]:
             # Once handed over, only the proxy holder's orders count for the unit.
-            if power != proxied[prov] and power is not None:
-                text = _written(game_map, order, text)
-                rejected.append(
-                    Rejection(
-                        power,
-                        text,
-                        IllegalOrderError(
-                            f"{text}: this unit's orders were handed to {proxied[prov]}",
-                            code="NYU",
-                        ),
-                    )
-                )
-                continue
-        elif type(checked) is Proxy:
-            # Recorded in ``proxied``; the unit holds unless the holder orders it.  The proxy
-            # order itself is listed in the results (seed 002), the last one given counting.
-            owner = units[prov].power
             text = _written(game_map, order, text)
-            if prov in handed:
-                old_text = handed[prov][2]
-                rejected.append(
-                    Rejection(
-                        owner,
-                        old_text,
-                        OrderError(
-                            f"{old_text}: replaced by the later order {text}", code="REPLACED"
-                        ),
-                    )
+            rejected.append(
+                Rejection(
+                    power,
+                    text,
+                    IllegalOrderError(
+                        f"{text}: this unit's orders were handed to {proxied[prov]}",
+                        code="NYU",
+                    ),
                 )
-            handed[prov] = (owner, checked, text)
+            )
             continue
         if prov in chosen:
             old_power, _old, old_text = chosen[prov]
@@ -323,15 +299,68 @@ def _movement(
         dislodged_by,
         convoyed,
         res,
-        {prov: proxy.power for prov, (_owner, proxy, _text) in handed.items()},
+        proxied,
     )
-    results.extend(OrderResult(owner, proxy, True) for owner, proxy, _text in handed.values())
+    for (giver, prov), (proxy, _text) in handed.items():
+        # Every proxy order is listed (seed 002); one not given by the owner did nothing.
+        if units[prov].power == giver:
+            results.append(OrderResult(giver, proxy, True))
+        else:
+            results.append(OrderResult(giver, proxy, False, (Reason(Note.NOT_OWNER),)))
     results.sort(key=lambda r: (r.power, r.order.location))
     after = Position(game_map, position.phase, new_units, position.centres, dislodged)
     nxt, skipped, winner = _advance(after, rules, had_retreats=bool(dislodged))
     return Adjudication(
         position, nxt, tuple(results), tuple(rejected), tuple(destroyed), skipped, winner
     )
+
+
+def _proxy_orders(
+    position: Position,
+    parsed: list[tuple[str | None, Order, str]],
+    rules: Rules,
+    rejected: list[Rejection],
+) -> tuple[dict[tuple[str, str], tuple[Proxy, str]], dict[str, str]]:
+    """The proxy orders that stand, keyed by (giver, province), and the units they hand
+    over (province -> the power that may order it).
+
+    Checked before every other order, since whether a power may order another's unit
+    depends on them; a refused one hands nothing over.  Any power may give a proxy
+    order (seed 002), but only the owner's hands the unit over; a later proxy order of
+    the same power for the same unit replaces its earlier one.
+    """
+    game_map = position.map
+    units = position.units
+    handed: dict[tuple[str, str], tuple[Proxy, str]] = {}
+    for power, order, text in parsed:
+        if type(order) is not Proxy:
+            continue
+        text = _written(game_map, order, text)
+        try:
+            checked = check_movement(position, power, order, rules)
+        except OrderError as err:
+            rejected.append(Rejection(power, text, err))
+            continue
+        assert type(checked) is Proxy
+        prov = checked.province
+        giver = power if power is not None else units[prov].power
+        old = handed.pop((giver, prov), None)
+        if old is not None:
+            old_text = old[1]
+            rejected.append(
+                Rejection(
+                    giver,
+                    old_text,
+                    OrderError(f"{old_text}: replaced by the later order {text}", code="REPLACED"),
+                )
+            )
+        handed[(giver, prov)] = (checked, text)
+    proxied = {
+        prov: proxy.power
+        for (giver, prov), (proxy, _text) in handed.items()
+        if units[prov].power == giver
+    }
+    return handed, proxied
 
 
 def _add_implied(

@@ -281,7 +281,12 @@ def check_movement(
     *,
     proxied: Mapping[str, str] | None = None,
 ) -> Order:
-    """Check a movement-phase order of ``power`` and return it in normal form."""
+    """Check a movement-phase order of ``power`` and return it in normal form.
+
+    With proxies allowed, a proxy order for a unit of another power is returned too (seed
+    002 lets any power give one); only the owner's hands the unit over, which the
+    adjudicator decides.
+    """
     game_map = position.map
     if not isinstance(order, (Hold, Move, SupportHold, SupportMove, Convoy, Proxy)):
         raise _fail(
@@ -291,7 +296,10 @@ def check_movement(
             f"this is a {position.phase.describe()} phase; "
             "only hold, move, support and convoy orders are allowed now",
         )
-    unit = find_unit(position, order, power, proxied=proxied)
+    if type(order) is Proxy and rules.proxies:
+        unit = find_unit(position, order, None)  # any power may give one (see above)
+    else:
+        unit = find_unit(position, order, power, proxied=proxied)
     t, loc = unit.type, unit.location
     # An order already in normal form is returned as it is (orders are immutable values;
     # building an equal one costs as much as the rest of the check).
@@ -395,8 +403,6 @@ def check_movement(
         raise _fail(order, game_map, "PROXY", "this game does not allow proxy orders")
     if order.power not in game_map.powers:
         raise _fail(order, game_map, "NSP", f"{order.power} is not a power of this game")
-    if power is not None and unit.power != power:
-        raise _fail(order, game_map, "NYU", "only a unit's owner can hand it over")
     if order.power == unit.power:
         raise _fail(order, game_map, "PROXY", "a unit cannot be handed to its own owner")
     return Proxy(t, loc, order.power)

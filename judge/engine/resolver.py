@@ -280,9 +280,14 @@ class Resolver:
         return 1 + self._given(self.move_supports.get(p))
 
     def support_spent_on_own_unit(self, s: str) -> bool:
-        """After :meth:`run`: whether the support of move given by ``s`` could not count
-        because the move would dislodge a unit of the supporter's own power (the unit
-        stays in the destination: it did not move, or lost a head-to-head battle)."""
+        """After :meth:`run`: whether the support of move given by ``s`` counted for
+        nothing because the move would dislodge a unit of the supporter's own power (the
+        unit stays in the destination: it did not move, or lost a head-to-head battle).
+
+        Such a support still adds to the move's prevent strength (DATC 5), so it counts
+        whenever another move contests the destination and the supported move can
+        prevent at all; only an uncontested one is spent on nothing.
+        """
         order = self.orders[s]
         if type(order) is not SupportMove:
             return False
@@ -293,8 +298,10 @@ class Resolver:
         occupant = self.units.get(d)
         if occupant is None or occupant.power != self.units[s].power:
             return False
-        left = d in self.dest and not self.head_to_head(t) and self.resolve(d)
-        return not left
+        if d in self.dest and not self.head_to_head(t) and self.resolve(d):
+            return False  # the unit left: the support counted in the attack
+        contested = any(o != t for o in self.moves_to[d])
+        return not (contested and self.prevent_strength(t) > 0)
 
     def bouncer(self, p: str) -> str | None:
         """After :meth:`run`: the province of the unit that stopped the failed move from ``p``.

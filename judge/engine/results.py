@@ -20,6 +20,9 @@ class Note(enum.Enum):
     DISRUPTED = "disrupted"
     DESTROYED = "destroyed"
     NO_SUCH_ORDER = "no such order"
+    #: A proxy order given by a power that does not own the unit (seed 002 lets any power
+    #: give one): only the owner's proxy hands a unit over, so it had no effect.
+    NOT_OWNER = "not owner"
 
 
 @dataclass(frozen=True, slots=True)

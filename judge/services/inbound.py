@@ -742,7 +742,13 @@ class _Conversation:
         kind = position.phase.kind
         try:
             if kind is PhaseKind.MOVEMENT:
-                checked = check_movement(position, player.power, order, rules)
+                checked = check_movement(
+                    position,
+                    player.power,
+                    order,
+                    rules,
+                    proxied=self._orderable(position, player, rules),
+                )
                 key = checked.province
             elif kind is PhaseKind.RETREAT:
                 checked = check_retreat(position, player.power, order)
@@ -757,6 +763,16 @@ class _Conversation:
         canonical = format_order(checked, self.map, short=True)
         self._deactivate(game, player, key)
         self._store(game, player, key, text, canonical, None)
+
+    @staticmethod
+    def _orderable(position: Position, player: Player, rules: Rules) -> dict[str, str] | None:
+        """The units of other powers ``player`` may order now, as ``proxied`` for
+        :func:`check_movement`: with proxies allowed, every unit (seed 002: a power may
+        order any unit; the order counts only if the owner hands the unit over by the
+        deadline, which the adjudicator decides); else none."""
+        if not rules.proxies:
+            return None
+        return {prov: player.power for prov in position.units}
 
     def _adjustment_key(self, game: Game, player: Player, order: Order, position: Position) -> str:
         if isinstance(order, Waive):
@@ -1071,9 +1087,16 @@ class _Conversation:
         ordered = {o.province for o in orders}
         echoed = order_lines(player.power, orders, self.map)
         if kind is PhaseKind.MOVEMENT:
+            # Orders for other powers' units (proxies allowed) say what they depend on.
+            owners = {
+                o.province: unit.power
+                for o in orders
+                if (unit := position.units.get(o.province)) is not None
+                and unit.power != player.power
+            }
             # House rule 3.8: a unit a support or convoy orders is ordered.
             implied = implied_moves(position, player.power, orders, self._rules(game))
-            echoed = echo_lines(player.power, orders, implied, self.map)
+            echoed = echo_lines(player.power, orders, implied, self.map, owners)
             ordered |= {o.province for o in implied}
             units = [u for u in position.units_of(player.power) if u.province not in ordered]
             missing = missing_lines(player.power, units, self.map, kind)
