@@ -117,3 +117,17 @@ def test_quote_only_reply_says_what_was_left_out(game: tuple[App, Table]) -> Non
     )
     table.send("france@example.org", body, WHEN, subject="Re: Diplomacy game test01")
     table.check("mail_quote_only")
+
+
+def test_apple_mail_orders_after_a_picture_are_read(game: tuple[App, Table]) -> None:
+    app, table = game
+    inject(table, "apple_mail_text_after_picture.eml")
+    # The orders after the picture (a second text/plain part) are the player's too.
+    assert active_orders(app, "France") == ["A par-bur", "A mar S A par-bur", "F bre-mao"]
+    table.check("mail_apple_text_after_picture")
+
+
+def test_iphone_html_orders_after_a_picture_are_read(game: tuple[App, Table]) -> None:
+    app, table = game
+    inject(table, "apple_ios_html_after_picture.eml")
+    assert active_orders(app, "France") == ["A par-bur", "A mar S A par-bur", "F bre-mao"]
