@@ -692,7 +692,13 @@ class _Conversation:
             raise ServiceError(f"game {game.name} is over")
         position = self._position(game)
         kind = position.phase.kind
-        for piece in parse_orders(line, self.map, kind):
+        pieces = parse_orders(line, self.map, kind)
+        if not any(p.order is not None or self.looks_like_order(p) for p in pieces):
+            # Nothing in it is an order or meant as one ("Ankara, Turkey" under a name):
+            # the line is listed as written, not cut at its commas.
+            self.reply.ignored.append(line)
+            return
+        for piece in pieces:
             if piece.order is None:
                 assert piece.error is not None
                 if self.looks_like_order(piece):
