@@ -48,7 +48,6 @@ from judge.presenters import (
     echo_lines,
     format_deadline,
     missing_lines,
-    order_lines,
     phase_heading,
     position_report,
 )
@@ -57,13 +56,12 @@ from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
-    build_places,
     current_position,
     find_game,
     game_summary,
     game_zone,
-    implied_moves,
     notify_master,
+    owed,
     process_game,
     respect_absences,
     set_deadline,
@@ -1074,31 +1072,15 @@ class _Conversation:
         kind = position.phase.kind
         orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
         orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))
-        ordered = {o.province for o in orders}
-        echoed = order_lines(player.power, orders, self.map)
-        if kind is PhaseKind.MOVEMENT:
-            # House rule 3.8: a unit a support or convoy orders is ordered.
-            implied = implied_moves(position, player.power, orders, self._rules(game))
-            echoed = echo_lines(player.power, orders, implied, self.map)
-            ordered |= {o.province for o in implied}
-            units = [u for u in position.units_of(player.power) if u.province not in ordered]
-            missing = missing_lines(player.power, units, self.map, kind)
-            complete = not units
-        elif kind is PhaseKind.RETREAT:
-            units = [
-                d.unit for d in position.dislodged.values()
-                if d.unit.power == player.power and d.unit.province not in ordered
-            ]  # fmt: skip
-            missing = missing_lines(player.power, units, self.map, kind)
-            complete = not units
-        else:
-            owed = position.adjustment(player.power)
-            # As the reminders and early processing count: builds only where there is
-            # somewhere to build.
-            places = build_places(position, game, player.power)
-            status = adjustment_status(player.power, owed, len(orders), places)
+        due = owed(position, game, player.power, orders, self._rules(game))
+        echoed = echo_lines(player.power, orders, due.implied, self.map)
+        if kind is PhaseKind.ADJUSTMENT:
+            adjustment = position.adjustment(player.power)
+            status = adjustment_status(player.power, adjustment, len(orders), due.places)
             missing = [status] if status else []
-            complete = len(orders) >= (-owed if owed < 0 else min(owed, places))
+        else:
+            missing = missing_lines(player.power, list(due.units), self.map, kind)
+        complete = due.complete
         zone = game_zone(game)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         player_zone = player.timezone or zone
