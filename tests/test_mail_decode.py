@@ -910,3 +910,20 @@ def test_apple_mail_rich_text_reads_the_plain_alternative_once() -> None:
     mail = decode(raw)
     assert mail.text == "A Par-Bur\n\n<plan.png>\n\nA Mar S A Par-Bur"
     assert mail.unread_parts == ()
+
+
+def test_many_inline_alternatives_are_decoded_in_linear_time() -> None:
+    # Each group of alternatives read is looked up once, not against every other group.
+    import time
+
+    parts = b"".join(
+        b"--m\r\nContent-Type: multipart/alternative; boundary=a%d\r\n\r\n--a%d\r\n"
+        b"Content-Type: text/plain\r\n\r\nx\r\n--a%d--\r\n" % (i, i, i)
+        for i in range(2000)
+    )
+    raw = b"From: a@b.org\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n" + parts + b"--m--"
+    start = time.perf_counter()
+    mail = decode(raw)
+    assert time.perf_counter() - start < 6
+    assert mail.text == "\n".join(["x"] * 2000)
+    assert mail.unread_parts == ()

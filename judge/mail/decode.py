@@ -528,14 +528,15 @@ _MAX_UNREAD = 20
 _MAX_NAME = 80
 
 
-def _contains(part: Message, wanted: Message) -> bool:
-    """Whether ``wanted`` is ``part`` or one of its subparts."""
+def _holds(part: Message, wanted: frozenset[int]) -> bool:
+    """Whether ``part`` or one of its subparts is one of the parts whose ``id`` is in
+    ``wanted``."""
     stack = [part]
     seen = 0
     while stack and seen < 10000:
         seen += 1
         item = stack.pop()
-        if item is wanted:
+        if id(item) in wanted:
             return True
         payload = item.get_payload()
         if isinstance(payload, list):
@@ -555,10 +556,11 @@ def _part_name(part: Message) -> str:
 def _unread_parts(msg: Message, read: tuple[Message, ...]) -> tuple[str, ...]:
     """What the parts of ``msg`` other than those ``read`` hold that is not read, in words."""
     found: list[str] = []
+    read_ids = frozenset(id(body) for body in read)
     stack: list[tuple[Message, int]] = [(msg, 0)]
     while stack and len(found) < _MAX_UNREAD:
         part, depth = stack.pop()
-        if any(part is body for body in read):
+        if id(part) in read_ids:
             continue
         try:
             ctype = part.get_content_type()
@@ -576,7 +578,7 @@ def _unread_parts(msg: Message, read: tuple[Message, ...]) -> tuple[str, ...]:
             if subtype == "alternative":
                 # Versions of one text: when the body is one of them, the others say
                 # the same; otherwise the last (the richest) stands for them all.
-                if any(_contains(part, body) for body in read):
+                if _holds(part, read_ids):
                     continue
                 subparts = subparts[-1:]
             elif subtype == "related":
