@@ -851,3 +851,79 @@ def test_long_lines_of_blanks_and_marks_are_read_in_linear_time() -> None:
         body = read_body(f"A Par-Bur\n{line}\nF Bre H")
         assert time.perf_counter() - start < 5, repr(line[:10])
         assert len(body.lines) + len(body.left_out) == 3
+
+
+def test_apple_mail_text_after_a_picture_is_read() -> None:
+    # Apple Mail sends the text after an inline picture as a second text/plain part of the
+    # multipart/mixed: the player's words continue there and are read, in order.
+    mail = read_fixture("apple_mail_text_after_picture.eml")
+    assert mail.text == (
+        "SIGNON Ftest01 paris-123\nA Par-Bur\n\nHere is the plan as I drew it:"
+        "\n\nA Mar S A Par-Bur\nF Bre-MAO\n\nFrançoise"
+    )
+    assert mail.unread_parts == (
+        "an attachment plan.png (image/png): only the text of the message itself is read",
+    )
+    # The same from an iPhone writing HTML only.
+    mail = read_fixture("apple_ios_html_after_picture.eml")
+    assert mail.text == (
+        "SIGNON Ftest01 paris-123\nA Par-Bur\nA Mar S A Par-Bur\nF Bre-MAO\n\nSent from my iPhone"
+    )
+    assert mail.unread_parts == (
+        "an attachment IMG_0412.png (image/png): only the text of the message itself is read",
+    )
+
+
+def test_text_parts_of_a_mixed_message_are_read_but_not_attachments_or_alternatives() -> None:
+    msg = plain_message("A Par-Bur\n")
+    msg.add_attachment(b"\x89PNG\r\n", maintype="image", subtype="png", disposition="inline")
+    msg.add_attachment(b"A Ber-Kie\n", maintype="text", subtype="plain", filename="old.txt")
+    msg.add_attachment(b"F Bre-MAO\n", maintype="text", subtype="plain", disposition="inline")
+    text = plain_message("A Mar H\n")
+    text.add_alternative("<div>A Mar H</div>", subtype="html")
+    alternative = text.get_payload()
+    inner = EmailMessage()
+    inner["Content-Type"] = "multipart/alternative"
+    inner.set_payload(alternative)
+    inner.set_param("boundary", "inner-alt")
+    msg.attach(inner)
+    mail = decode(bytes(msg))
+    assert mail.text == "A Par-Bur\nF Bre-MAO\nA Mar H\n"
+    assert mail.unread_parts == (
+        "an attachment (image/png): only the text of the message itself is read",
+        "an attachment old.txt (text/plain): only the text of the message itself is read",
+    )
+
+
+def test_apple_mail_rich_text_reads_the_plain_alternative_once() -> None:
+    raw = (
+        b"From: france@example.org\r\nContent-Type: multipart/alternative; boundary=a\r\n\r\n"
+        b"--a\r\nContent-Type: text/plain; charset=us-ascii\r\n\r\n"
+        b"A Par-Bur\r\n\r\n<plan.png>\r\n\r\nA Mar S A Par-Bur\r\n"
+        b"--a\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n"
+        b"--m\r\nContent-Type: text/html\r\n\r\n<div>A Par-Bur</div>\r\n"
+        b"--m\r\nContent-Type: image/png; name=plan.png\r\nContent-Disposition: inline; "
+        b"filename=plan.png\r\n\r\nPNG\r\n"
+        b"--m\r\nContent-Type: text/html\r\n\r\n<div>A Mar S A Par-Bur</div>\r\n--m--\r\n"
+        b"--a--\r\n"
+    )
+    mail = decode(raw)
+    assert mail.text == "A Par-Bur\n\n<plan.png>\n\nA Mar S A Par-Bur"
+    assert mail.unread_parts == ()
+
+
+def test_many_inline_alternatives_are_decoded_in_linear_time() -> None:
+    # Each group of alternatives read is looked up once, not against every other group.
+    import time
+
+    parts = b"".join(
+        b"--m\r\nContent-Type: multipart/alternative; boundary=a%d\r\n\r\n--a%d\r\n"
+        b"Content-Type: text/plain\r\n\r\nx\r\n--a%d--\r\n" % (i, i, i)
+        for i in range(2000)
+    )
+    raw = b"From: a@b.org\r\nContent-Type: multipart/mixed; boundary=m\r\n\r\n" + parts + b"--m--"
+    start = time.perf_counter()
+    mail = decode(raw)
+    assert time.perf_counter() - start < 6
+    assert mail.text == "\n".join(["x"] * 2000)
+    assert mail.unread_parts == ()

@@ -457,9 +457,9 @@ def test_a_signature_that_names_a_place_is_not_a_hold(game: tuple[App, Table]) -
     assert not france.subject.startswith("[Error Flag]")
     assert "France: Fleet Brest -> Mid-Atlantic Ocean." in france.body
     assert (
-        "These lines were not read as orders or commands:\n\n  Jean Dupont\n  Brest\n  France\n"
+        "These lines were not read as orders or commands:\n\n  Jean Dupont\n  Brest, France\n"
     ) in france.body
-    assert "  Marco\n  Venice\n" in italy.body and "Italy: Army Venice HOLD." in italy.body
+    assert "  Ciao,\n  Marco, Venice\n" in italy.body and "Italy: Army Venice HOLD." in italy.body
 
 
 def test_a_unit_alone_is_not_an_order_in_movement_or_retreats(game: tuple[App, Table]) -> None:
@@ -493,7 +493,7 @@ def test_b_and_a_digit_is_not_a_build(game: tuple[App, Table]) -> None:
     assert not subject.startswith("[Error Flag]"), body
     assert (
         "These lines were not read as orders or commands:\n\n"
-        "  Jean\n  b2b consulting\n  B4 you go\n  call me\n  b sure to call\n"
+        "  Jean\n  b2b consulting\n  B4 you go, call me\n  b sure to call\n"
     ) in body
 
 

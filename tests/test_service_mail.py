@@ -117,3 +117,50 @@ def test_quote_only_reply_says_what_was_left_out(game: tuple[App, Table]) -> Non
     )
     table.send("france@example.org", body, WHEN, subject="Re: Diplomacy game test01")
     table.check("mail_quote_only")
+
+
+def test_apple_mail_orders_after_a_picture_are_read(game: tuple[App, Table]) -> None:
+    app, table = game
+    inject(table, "apple_mail_text_after_picture.eml")
+    # The orders after the picture (a second text/plain part) are the player's too.
+    assert active_orders(app, "France") == ["A par-bur", "A mar S A par-bur", "F bre-mao"]
+    table.check("mail_apple_text_after_picture")
+
+
+def test_iphone_html_orders_after_a_picture_are_read(game: tuple[App, Table]) -> None:
+    app, table = game
+    inject(table, "apple_ios_html_after_picture.eml")
+    assert active_orders(app, "France") == ["A par-bur", "A mar S A par-bur", "F bre-mao"]
+
+
+@pytest.mark.parametrize(
+    ("name", "power", "orders"),
+    [
+        ("gmail_web_reply.eml", "England", ["F lon-nth", "F edi-nwg", "A lvp-yor"]),
+        ("gmail_android.eml", "Italy", ["A ven-tyr", "A rom-apu", "F nap-ion"]),
+        ("thunderbird_flowed.eml", "Germany", ["A ber-kie", "A mun-ruh", "F kie-den"]),
+        ("apple_ios_reply.eml", "Austria", ["A vie-gal", "A bud-ser", "F tri-alb"]),
+        ("outlook365_tr_html_list.eml", "Turkey", ["F ank-bla", "A con-bul", "A smy-arm"]),
+    ],
+)
+def test_replies_from_real_mail_programs(
+    game: tuple[App, Table], name: str, power: str, orders: list[str]
+) -> None:
+    # Each quotes the results ("<Power>: Army ... HOLD."), which must not replace an order,
+    # and signs with a name and a place without "-- ".
+    app, table = game
+    inject(table, name)
+    assert active_orders(app, power) == orders
+    table.check("mail_" + name.removesuffix(".eml"))
+
+
+def test_a_signature_line_of_places_is_listed_whole(game: tuple[App, Table]) -> None:
+    app, table = game
+    body = "SIGNON Ttest01 pw-tur\nF Ank-Bla\n\nMehmet\nAnkara, Turkey\n"
+    table.send("turkey@example.org", body, WHEN)
+    assert active_orders(app, "Turkey") == ["F ank-bla"]
+    (reply,) = table.new_mail()
+    assert (
+        "These lines were not read as orders or commands:\n\n  Mehmet\n  Ankara, Turkey\n\n"
+        in reply.body
+    )

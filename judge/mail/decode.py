@@ -405,10 +405,65 @@ def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
     return best
 
 
-def _body(msg: Message) -> tuple[str, Message | None]:
-    """The readable text of the message and the part it comes from: plain text
-    preferred, HTML converted otherwise, or when the plain text is empty or has lost the
-    line breaks its HTML twin has."""
+def _body(msg: Message) -> tuple[str, tuple[Message, ...]]:
+    """The readable text of the message and the parts it comes from.
+
+    Usually one part (see :func:`_one_body`).  But a multipart/mixed message whose text is
+    broken by a picture or another inline part (Apple Mail: text, picture, more text) has
+    the sender's words in several inline parts: each is read, in order, and the texts are
+    joined.  Attachments (a filename, or ``Content-Disposition: attachment``) are not
+    text the sender typed, and of the alternatives of one text only one is read.
+    """
+    try:
+        pieces = _mixed_pieces(msg)
+    except Exception:
+        pieces = None
+    if pieces is None:
+        text, part = _one_body(msg)
+        return text, (() if part is None else (part,))
+    texts = [text for text, _part in pieces]
+    # Each part's text on lines of its own, however the part ended.
+    joined = "\n".join(t[:-1] if t.endswith("\n") else t for t in texts[:-1])
+    return joined + "\n" + texts[-1], tuple(part for _text, part in pieces)
+
+
+def _mixed_pieces(msg: Message) -> list[tuple[str, Message]] | None:
+    """The text of each inline text part (or group of alternatives) of a multipart/mixed
+    message, in order, when there are two or more of them; else ``None``."""
+    container = msg
+    # A signed message holds the real one as its first part.
+    for _ in range(_MAX_DEPTH):
+        if container.get_content_type() != "multipart/signed":
+            break
+        payload = container.get_payload()
+        first = payload[0] if isinstance(payload, list) and payload else None
+        if not isinstance(first, Message):
+            return None
+        container = first
+    if container.get_content_type() != "multipart/mixed":
+        return None
+    payload = container.get_payload()
+    if not isinstance(payload, list):
+        return None
+    pieces: list[tuple[str, Message]] = []
+    for sub in payload:
+        if not isinstance(sub, Message) or _is_attachment(sub) or sub.get_filename():
+            continue
+        ctype = sub.get_content_type()
+        if ctype in ("text/plain", "text/html") or ctype in (
+            "multipart/alternative",
+            "multipart/related",
+        ):
+            text, part = _one_body(sub)
+            if part is not None:
+                pieces.append((text, part))
+    return pieces if len(pieces) > 1 else None
+
+
+def _one_body(msg: Message) -> tuple[str, Message | None]:
+    """The readable text of ``msg`` and the part it comes from: plain text preferred,
+    HTML converted otherwise, or when the plain text is empty or has lost the line breaks
+    its HTML twin has."""
     try:
         body = _find_body(msg, ("plain", "html"))
     except Exception:
@@ -473,14 +528,15 @@ _MAX_UNREAD = 20
 _MAX_NAME = 80
 
 
-def _contains(part: Message, wanted: Message) -> bool:
-    """Whether ``wanted`` is ``part`` or one of its subparts."""
+def _holds(part: Message, wanted: frozenset[int]) -> bool:
+    """Whether ``part`` or one of its subparts is one of the parts whose ``id`` is in
+    ``wanted``."""
     stack = [part]
     seen = 0
     while stack and seen < 10000:
         seen += 1
         item = stack.pop()
-        if item is wanted:
+        if id(item) in wanted:
             return True
         payload = item.get_payload()
         if isinstance(payload, list):
@@ -497,13 +553,14 @@ def _part_name(part: Message) -> str:
     return name if len(name) <= _MAX_NAME else name[: _MAX_NAME - 3] + "..."
 
 
-def _unread_parts(msg: Message, body: Message | None) -> tuple[str, ...]:
-    """What the parts of ``msg`` other than ``body`` hold that is not read, in words."""
+def _unread_parts(msg: Message, read: tuple[Message, ...]) -> tuple[str, ...]:
+    """What the parts of ``msg`` other than those ``read`` hold that is not read, in words."""
     found: list[str] = []
+    read_ids = frozenset(id(body) for body in read)
     stack: list[tuple[Message, int]] = [(msg, 0)]
     while stack and len(found) < _MAX_UNREAD:
         part, depth = stack.pop()
-        if part is body:
+        if id(part) in read_ids:
             continue
         try:
             ctype = part.get_content_type()
@@ -521,7 +578,7 @@ def _unread_parts(msg: Message, body: Message | None) -> tuple[str, ...]:
             if subtype == "alternative":
                 # Versions of one text: when the body is one of them, the others say
                 # the same; otherwise the last (the richest) stands for them all.
-                if body is not None and _contains(part, body):
+                if _holds(part, read_ids):
                     continue
                 subparts = subparts[-1:]
             elif subtype == "related":
@@ -760,11 +817,11 @@ def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
     from_addr = _address(msg, "from", first.get("from"))
     reply_to = _address(msg, "reply-to", first.get("reply-to")) if "reply-to" in first else ""
     try:
-        text, body = _body(msg)
+        text, read = _body(msg)
     except Exception:
-        text, body = "", None
+        text, read = "", ()
     try:
-        unread = _unread_parts(msg, body)
+        unread = _unread_parts(msg, read)
     except Exception:
         unread = ()
     return IncomingMail(

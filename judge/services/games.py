@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -28,6 +28,7 @@ from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
+from judge.engine.units import Unit
 from judge.presenters import format_deadline, position_report, results_report
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -691,41 +692,67 @@ def implied_moves(
     return list(found.values())
 
 
+@dataclass(frozen=True)
+class Owed:
+    """What a power still owes this phase, given its orders (see :func:`owed`)."""
+
+    implied: tuple[Order, ...]
+    """The moves its supports and convoys imply for its own unordered units (house rule
+    3.8): those units are ordered."""
+    units: tuple[Unit, ...]
+    """Movement and retreat phases: its units still without an order."""
+    needed: int
+    """Adjustment phases: how many build, waive or remove orders it must give (builds
+    only as many as it has centres free to build in); 0 otherwise."""
+    places: int
+    """Adjustment phases: how many centres it has free to build in; 0 otherwise."""
+    complete: bool
+    """Whether it has ordered all it owes."""
+
+
+def owed(position: Position, game: Game, power: str, orders: Sequence[Order], rules: Rules) -> Owed:
+    """What ``power`` still owes with ``orders`` (its active orders this phase): every unit
+    in movement (a unit a support or convoy orders under house rule 3.8 is ordered), every
+    dislodged unit in retreats, and in adjustments every removal and as many builds as it
+    has free centres to build in.  Early processing, the reminders, the late notices and
+    the confirmation all ask this, so they never disagree."""
+    kind = position.phase.kind
+    if kind is PhaseKind.ADJUSTMENT:
+        adjustment = position.adjustment(power)
+        places = build_places(position, game, power) if adjustment > 0 else 0
+        needed = -adjustment if adjustment < 0 else min(adjustment, places)
+        return Owed((), (), needed, places, len(orders) >= needed)
+    implied = tuple(implied_moves(position, power, orders, rules))
+    ordered = {o.province for o in orders} | {o.province for o in implied}
+    if kind is PhaseKind.MOVEMENT:
+        units = tuple(u for u in position.units_of(power) if u.province not in ordered)
+    else:
+        units = tuple(
+            d.unit
+            for d in position.dislodged.values()
+            if d.unit.power == power and d.unit.province not in ordered
+        )
+    return Owed(implied, units, 0, 0, not units)
+
+
 def orders_complete(session: Session, game: Game) -> bool:
     """Whether every power that has something to do this phase has ordered all of it."""
     position = current_position(session, game)
     rules = rules_from_dict(game.rules or {})
-    counts: dict[str, int] = {}
-    ordered: dict[str, set[str]] = {}
     parsed: dict[str, list[Order]] = {}
-    for power, unit, canonical in queries.standing_orders(session, game.id, game.seq):
-        counts[power] = counts.get(power, 0) + 1
-        ordered.setdefault(power, set()).add(unit or "")
-        if rules.implied_orders:
-            parsed.setdefault(power, []).append(
-                parse_order(canonical, position.map, position.phase.kind)
-            )
-    for power, orders in parsed.items():
-        ordered[power] |= {o.province for o in implied_moves(position, power, orders, rules)}
-    kind = position.phase.kind.value
-    for power in position.map.powers:
-        if kind == "M":
-            needed = {u.province for u in position.units.values() if u.power == power}
-        elif kind == "R":
-            needed = {d.unit.province for d in position.dislodged.values() if d.unit.power == power}
-        else:
-            owed = position.adjustment(power)
-            if owed < 0 and counts.get(power, 0) < -owed:
-                return False
-            if owed > 0 and counts.get(power, 0) < min(owed, build_places(position, game, power)):
-                return False
-            continue
-        if not needed <= ordered.get(power, set()):
-            return False
-    return True
+    for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
+        parsed.setdefault(power, []).append(
+            parse_order(canonical, position.map, position.phase.kind)
+        )
+    return all(
+        owed(position, game, power, parsed.get(power, []), rules).complete
+        for power in position.map.powers
+    )
 
 
 def build_places(position: Position, game: Game, power: str) -> int:
+    """How many centres ``power`` owns, empty, where it may build (its home centres, or
+    any under the build-anywhere option)."""
     anywhere = bool((game.rules or {}).get("build_anywhere", False))
     homes = position.map.home_centres.get(power, frozenset())
     return sum(

@@ -48,7 +48,6 @@ from judge.presenters import (
     echo_lines,
     format_deadline,
     missing_lines,
-    order_lines,
     phase_heading,
     position_report,
 )
@@ -57,13 +56,12 @@ from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.games import (
     ServiceError,
-    build_places,
     current_position,
     find_game,
     game_summary,
     game_zone,
-    implied_moves,
     notify_master,
+    owed,
     process_game,
     respect_absences,
     set_deadline,
@@ -692,7 +690,13 @@ class _Conversation:
             raise ServiceError(f"game {game.name} is over")
         position = self._position(game)
         kind = position.phase.kind
-        for piece in parse_orders(line, self.map, kind):
+        pieces = parse_orders(line, self.map, kind)
+        if not any(p.order is not None or self.looks_like_order(p) for p in pieces):
+            # Nothing in it is an order or meant as one ("Ankara, Turkey" under a name):
+            # the line is listed as written, not cut at its commas.
+            self.reply.ignored.append(line)
+            return
+        for piece in pieces:
             if piece.order is None:
                 assert piece.error is not None
                 if self.looks_like_order(piece):
@@ -1084,38 +1088,23 @@ class _Conversation:
         kind = position.phase.kind
         orders = [parse_order(o.canonical or "", self.map, kind) for o in active]
         orders.sort(key=lambda o: self.map.province_name.get(o.province, o.location))
-        ordered = {o.province for o in orders}
-        echoed = order_lines(player.power, orders, self.map)
-        if kind is PhaseKind.MOVEMENT:
-            # Orders for other powers' units (proxies allowed) say what they depend on.
-            owners = {
-                o.province: unit.power
-                for o in orders
-                if (unit := position.units.get(o.province)) is not None
-                and unit.power != player.power
-            }
-            # House rule 3.8: a unit a support or convoy orders is ordered.
-            implied = implied_moves(position, player.power, orders, self._rules(game))
-            echoed = echo_lines(player.power, orders, implied, self.map, owners)
-            ordered |= {o.province for o in implied}
-            units = [u for u in position.units_of(player.power) if u.province not in ordered]
-            missing = missing_lines(player.power, units, self.map, kind)
-            complete = not units
-        elif kind is PhaseKind.RETREAT:
-            units = [
-                d.unit for d in position.dislodged.values()
-                if d.unit.power == player.power and d.unit.province not in ordered
-            ]  # fmt: skip
-            missing = missing_lines(player.power, units, self.map, kind)
-            complete = not units
-        else:
-            owed = position.adjustment(player.power)
-            # As the reminders and early processing count: builds only where there is
-            # somewhere to build.
-            places = build_places(position, game, player.power)
-            status = adjustment_status(player.power, owed, len(orders), places)
+        due = owed(position, game, player.power, orders, self._rules(game))
+        # Orders for other powers' units (proxies allowed) say what they depend on.
+        owners = {
+            o.province: unit.power
+            for o in orders
+            if kind is PhaseKind.MOVEMENT
+            and (unit := position.units.get(o.province)) is not None
+            and unit.power != player.power
+        }
+        echoed = echo_lines(player.power, orders, due.implied, self.map, owners)
+        if kind is PhaseKind.ADJUSTMENT:
+            adjustment = position.adjustment(player.power)
+            status = adjustment_status(player.power, adjustment, len(orders), due.places)
             missing = [status] if status else []
-            complete = len(orders) >= (-owed if owed < 0 else min(owed, places))
+        else:
+            missing = missing_lines(player.power, list(due.units), self.map, kind)
+        complete = due.complete
         zone = game_zone(game)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         player_zone = player.timezone or zone

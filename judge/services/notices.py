@@ -39,16 +39,14 @@ from judge.presenters import (
     echo_lines,
     format_deadline,
     missing_lines,
-    order_lines,
     phase_heading,
 )
 from judge.services.context import Judge
 from judge.services.games import (
-    build_places,
     current_phase,
     current_position,
     game_zone,
-    implied_moves,
+    owed,
     phase_spec,
 )
 from judge.services.outbox import queue_mail
@@ -75,60 +73,36 @@ class Standing:
 def standings(session: Session, game: Game) -> dict[str, Standing]:
     """Each power's orders and what it still owes in the game's current phase.
 
-    "Owes" is what :func:`judge.services.games.orders_complete` waits for before early
-    processing, power by power, so a player is never told "late" while the judge
-    considers the phase complete (or the reverse): every unit in movement (a unit a
-    support or convoy orders under house rule 3.8 is ordered), every dislodged unit in
-    retreats, and in adjustments every removal and as many builds as the power has free
-    home centres to build in.
+    "Owes" is :func:`judge.services.games.owed`, which early processing waits for too, so
+    a player is never told "late" while the judge considers the phase complete (or the
+    reverse).
     """
     position = current_position(session, game)
     rules = rules_from_dict(game.rules or {})
     kind = position.phase.kind
-    keys: dict[str, set[str]] = {}
     orders: dict[str, list[Order]] = {}
-    for power, unit, canonical in queries.standing_orders(session, game.id, game.seq):
-        keys.setdefault(power, set()).add(unit or "")
+    for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
         orders.setdefault(power, []).append(parse_order(canonical, position.map, kind))
     return {
-        power: _standing(
-            game, position, power, orders.get(power, []), keys.get(power, set()), rules
-        )
+        power: _standing(game, position, power, orders.get(power, []), rules)
         for power in position.map.powers
     }
 
 
 def _standing(
-    game: Game,
-    position: Position,
-    power: str,
-    orders: list[Order],
-    keys: set[str],
-    rules: Rules,
+    game: Game, position: Position, power: str, orders: list[Order], rules: Rules
 ) -> Standing:
     game_map = position.map
     kind = position.phase.kind
+    due = owed(position, game, power, orders, rules)
+    echoed = tuple(echo_lines(power, orders, due.implied, game_map))
     if kind is PhaseKind.ADJUSTMENT:
-        echoed = tuple(order_lines(power, orders, game_map))
-        owed = position.adjustment(power)
-        places = build_places(position, game, power)
-        needed = -owed if owed < 0 else min(owed, places)
-        complete = len(orders) >= needed
-        status = () if owed == 0 else (adjustment_status(power, owed, len(orders), places),)
-        return Standing(power, echoed, status, complete)
-    if kind is PhaseKind.MOVEMENT:
-        implied = implied_moves(position, power, orders, rules)
-        echoed = tuple(echo_lines(power, orders, implied, game_map))
-        ordered = keys | {o.province for o in implied}
-        units = [u for u in position.units_of(power) if u.province not in ordered]
-    else:
-        echoed = tuple(order_lines(power, orders, game_map))
-        units = [
-            d.unit
-            for d in position.dislodged.values()
-            if d.unit.power == power and d.unit.province not in keys
-        ]
-    return Standing(power, echoed, tuple(missing_lines(power, units, game_map, kind)), not units)
+        adjustment = position.adjustment(power)
+        status = adjustment_status(power, adjustment, len(orders), due.places)
+        return Standing(power, echoed, (status,) if adjustment else (), due.complete)
+    return Standing(
+        power, echoed, tuple(missing_lines(power, list(due.units), game_map, kind)), due.complete
+    )
 
 
 # -- the services ---------------------------------------------------------------------
