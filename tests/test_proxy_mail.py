@@ -6,11 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from enginekit import MAP, pos
 from servicekit import Table, started_game
 from sqlalchemy import select
 
 from judge.db.models import Game
+from judge.engine.notation import format_order, parse_order
+from judge.engine.rules import Rules
 from judge.services.app import App
+from judge.services.games import implied_moves
 
 
 def _proxies(tmp_path: Path) -> tuple[App, Table]:
@@ -68,3 +72,18 @@ def test_proxied_and_foreign_orders_in_the_results(tmp_path: Path) -> None:
     ]
     assert table.units()["pic"] == "Fra A"
     assert table.units()["mar"] == "Fra A"
+
+
+def test_a_support_given_for_another_power_s_unit_implies_no_move() -> None:
+    # House rule 3.8 and proxies together: Germany's order for a French unit supporting
+    # a German move does not order the German army, as the adjudicator rules (only a
+    # power's own support or convoy implies a move for its own unit).
+    position = pos("S1901M", [("France", "A", "bur"), ("Germany", "A", "mun")])
+    rules = Rules(implied_orders=True, proxies=True)
+    orders = [parse_order("A Bur S A Mun-Ruh", MAP)]
+    assert implied_moves(position, "Germany", orders, rules) == []
+    own = [parse_order("A Mun S A Bur-Ruh", MAP)]
+    position = pos("S1901M", [("Germany", "A", "bur"), ("Germany", "A", "mun")])
+    assert [format_order(o) for o in implied_moves(position, "Germany", own, rules)] == [
+        "Army Burgundy -> Ruhr"
+    ]

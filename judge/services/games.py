@@ -681,6 +681,9 @@ def implied_moves(
     own = {order.province for order in orders}
     found: dict[str, Order] = {}
     for order in orders:
+        giver = position.units.get(order.province)
+        if giver is None or giver.power != power:
+            continue  # an order for another power's unit (proxies) implies nothing
         for implied in implied_orders(order):
             unit = position.units.get(implied.province)
             if unit is None or unit.power != power or unit.province in own | set(found):
