@@ -537,6 +537,32 @@ def test_support_against_own_unit_that_still_prevents_is_not_void() -> None:
     assert out.position.units["bur"] == Unit("France", ARMY, "bur")
 
 
+def test_support_against_own_unit_contested_to_no_effect_is_void() -> None:
+    # Another move contests Ankara, but it bounces off the Turkish army there whatever
+    # the supports do: they changed nothing, so they are void, as when uncontested.
+    start = pos(
+        "S1901M",
+        [
+            ("Turkey", "A", "ank"),
+            ("Turkey", "A", "smy"),
+            ("Turkey", "F", "con"),
+            ("Russia", "F", "arm"),
+            ("Russia", "A", "sev"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "Turkey": ["A Ank H", "A Smy-Ank", "F Con S A Smy-Ank"],
+            "Russia": ["F Arm-Ank", "A Sev-Arm"],
+        },
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["con"].success, by_loc["con"].reasons) == (False, (Reason(Note.VOID),))
+    assert by_loc["arm"].reasons == (Reason(Note.BOUNCE, "ank"),)
+    assert out.position.units["ank"] == Unit("Turkey", ARMY, "ank")
+
+
 def test_proxy_orders_appear_in_the_results() -> None:
     # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
     # when the unit was handed to that power; a proxied unit nobody orders holds and shows

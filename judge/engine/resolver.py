@@ -285,8 +285,8 @@ class Resolver:
         unit stays in the destination: it did not move, or lost a head-to-head battle).
 
         Such a support still adds to the move's prevent strength (DATC 5), so it counts
-        whenever another move contests the destination and the supported move can
-        prevent at all; only an uncontested one is spent on nothing.
+        when that stopped another move into the destination which would have succeeded
+        without it; otherwise it was spent on nothing.
         """
         order = self.orders[s]
         if type(order) is not SupportMove:
@@ -300,8 +300,22 @@ class Resolver:
             return False
         if d in self.dest and not self.head_to_head(t) and self.resolve(d):
             return False  # the unit left: the support counted in the attack
-        contested = any(o != t for o in self.moves_to[d])
-        return not (contested and self.prevent_strength(t) > 0)
+        return not any(self._stopped_by_one(o, t) for o in self.moves_to[d] if o != t)
+
+    def _stopped_by_one(self, o: str, t: str) -> bool:
+        """Whether the move from ``o`` failed only because the move from ``t`` prevented
+        it with exactly its strength: one support less for ``t`` and ``o`` would have won
+        against everything else in its way."""
+        attack = self.attack_strength(o)
+        if attack == 0 or attack != self.prevent_strength(t):
+            return False
+        d = self.dest[o]
+        if self.head_to_head(o):
+            defence = 1 + self._given(self.move_supports.get(d))
+        else:
+            defence = self.hold_strength(d)
+        others = (self.prevent_strength(r) for r in self.moves_to[d] if r not in (o, t))
+        return attack > defence and all(attack > strength for strength in others)
 
     def bouncer(self, p: str) -> str | None:
         """After :meth:`run`: the province of the unit that stopped the failed move from ``p``.
