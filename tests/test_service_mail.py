@@ -119,6 +119,18 @@ def test_quote_only_reply_says_what_was_left_out(game: tuple[App, Table]) -> Non
     table.check("mail_quote_only")
 
 
+def test_a_word_of_thanks_above_a_quote_is_no_command_either(game: tuple[App, Table]) -> None:
+    # "Thanks!" is read but is no command or order: the reply still says that nothing
+    # was found and what was left out (the quote), not only "these lines were not read".
+    _app, table = game
+    body = (
+        "Thanks!\n\nOn Mon, 23 Nov 2026 at 12:00, TESTJUDGE <judge@example.org> wrote:\n"
+        "> France: Army Paris HOLD.\n> France: Army Marseilles HOLD.\n"
+    )
+    table.send("france@example.org", body, WHEN, subject="Re: Diplomacy game test01")
+    table.check("mail_thanks_above_quote")
+
+
 def test_apple_mail_orders_after_a_picture_are_read(game: tuple[App, Table]) -> None:
     app, table = game
     inject(table, "apple_mail_text_after_picture.eml")

@@ -445,10 +445,17 @@ def handle(
     body = read_body(mail.text, mail.subject)
     commands, _after = parse_commands(list(body.lines))
     conversation = _Conversation(session, judge, mail, now, cache, row.id)
-    conversation.reply.not_read = _not_read(mail, body, conversation, read=bool(commands))
-    conversation.reply.nothing_read = not commands
     for command in commands:
         conversation.run(command)
+    # Lines that were read but held no command or order ("Thanks!" above a quote) do
+    # not make a message understood: the sender is told what was left out and why.
+    understood = (
+        conversation.signed is not None
+        or any(command.name != "ORDERS" for command in commands)
+        or bool(conversation.reply.rejected)
+    )
+    conversation.reply.not_read = _not_read(mail, body, conversation, read=understood)
+    conversation.reply.nothing_read = not understood
     if _rate_limited(session, judge, mail.sender, now, cache):
         # The commands were carried out; only the answer is held back, as a last defence
         # against a mail loop with a robot the header rules did not recognise.
