@@ -383,8 +383,8 @@ SET DEADLINE <YYYY-MM-DD HH:MM>.
 {
     _wrapped(
         "Commands of the njudge that this judge does not have yet are answered so, and the "
-        "lines of a PRESS, BROADCAST or POSTALPRESS (up to ENDPRESS) or of a PHASE (up to "
-        "ENDPHASE) are not read: "
+        "lines of a PRESS, BROADCAST, POSTALPRESS or DIARY (up to ENDPRESS), of a REGISTER "
+        "(up to END) or of a PHASE (up to ENDPHASE) are not read: "
         + ", ".join(_keep(w) for w in NJUDGE_COMMANDS)
         + "; and "
         + ", ".join(_keep(f"SET {w}") for w in NJUDGE_SETTINGS)
