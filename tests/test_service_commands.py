@@ -551,10 +551,21 @@ def test_a_wrong_password_is_flagged_and_says_where_the_password_went(
     assert subject == "[Error Flag] Re: orders"
     assert body.startswith(
         "> SIGNON Etest01 pw-wrong\n"
-        "Wrong password for England in test01: the password is the one in the judge's "
-        '"game starts" mail to England (or the one your game master gave you), unless it '
-        "was changed since with SET PASSWORD; the judge's mail for England goes to "
+        "Wrong password for England in test01: the password is the one your game master "
+        "gave you (it is written in the game's file), unless it was changed since with "
+        "SET PASSWORD; the judge's mail for England goes to "
         "england@example.org.\n\n"
         "> F Lon-NTH\nSign on before sending orders"
     )
     assert "pw-eng" not in body
+    # France's password was made by the judge and mailed when the game started.
+    table.send("france@example.org", "SIGNON Ftest01 pw-wrong\n", "2026-11-23 13:01")
+    _to, subject, body = reply(table)
+    assert subject == "[Error Flag] Re: orders"
+    assert body.startswith(
+        "> SIGNON Ftest01 pw-wrong\n"
+        "Wrong password for France in test01: the password is the one in the judge's "
+        '"game starts" mail to France, unless it was changed since with SET PASSWORD; the '
+        "judge's mail for France goes to france@example.org.\n"
+    )
+    assert "paris-123" not in body

@@ -636,12 +636,17 @@ class _Conversation:
         if player.status == "resigned":
             raise ServiceError(f"{power} resigned from {game.name}")
         if not verify_password(player.password_hash, password):
-            # Say where the right one is, never what it is.
+            # Say where the right one is, never what it is.  A password written in the
+            # game's file is the game master's to give; one the judge made was mailed.
+            seat = ((game.file_applied or {}).get("players") or {}).get(power) or {}
+            if seat.get("password"):
+                source = "the one your game master gave you (it is written in the game's file)"
+            else:
+                source = f'the one in the judge\'s "game starts" mail to {power}'
             raise ServiceError(
-                f"wrong password for {power} in {game.name}: the password is the one in the "
-                f'judge\'s "game starts" mail to {power} (or the one your game master gave '
-                f"you), unless it was changed since with SET PASSWORD; the judge's mail for "
-                f"{power} goes to {player.address}"
+                f"wrong password for {power} in {game.name}: the password is {source}, unless "
+                f"it was changed since with SET PASSWORD; the judge's mail for {power} goes "
+                f"to {player.address}"
             )
         copy_to = player.address if player.address != self.mail.sender else None
         self.signed = _Signed(game, player, copy_to)
