@@ -563,6 +563,32 @@ def test_support_against_own_unit_contested_to_no_effect_is_void() -> None:
     assert out.position.units["ank"] == Unit("Turkey", ARMY, "ank")
 
 
+def test_support_against_own_unit_beside_a_convoy_that_failed_is_void() -> None:
+    # The only rival for Bulgaria is an army whose convoy never sailed: nothing the
+    # Turkish support did stopped it, so the support is void.
+    start = pos(
+        "S1901M",
+        [
+            ("Turkey", "F", "bul/sc"),
+            ("Turkey", "F", "aeg"),
+            ("Turkey", "A", "gre"),
+            ("Austria", "A", "alb"),
+            ("Austria", "A", "ser"),
+            ("Austria", "F", "ion"),
+        ],
+    )
+    out = adjudicate(
+        start,
+        {
+            "Turkey": ["F Bul H", "F Aeg-Bul/sc", "A Gre S F Aeg-Bul/sc"],
+            "Austria": ["A Alb-Bul via convoy", "A Ser S A Alb-Bul", "F Ion C A Alb-Bul"],
+        },
+        R2000,
+    )
+    by_loc = {r.order.location: r for r in out.results}
+    assert (by_loc["gre"].success, by_loc["gre"].reasons) == (False, (Reason(Note.VOID),))
+
+
 def test_proxy_orders_appear_in_the_results() -> None:
     # Seed 002: every proxy order shows in the results; a foreign unit's order shows only
     # when the unit was handed to that power; a proxied unit nobody orders holds and shows

@@ -306,6 +306,8 @@ class Resolver:
         """Whether the move from ``o`` failed only because the move from ``t`` prevented
         it with exactly its strength: one support less for ``t`` and ``o`` would have won
         against everything else in its way."""
+        if o in self.convoyed and not self.path(o):
+            return False  # it never arrived: nothing prevented it
         attack = self.attack_strength(o)
         if attack == 0 or attack != self.prevent_strength(t):
             return False
