@@ -27,7 +27,13 @@ TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 _SUBJECT_PREFIX = "Subject:"
 _LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
-_REPLY_PREFIX = re.compile(r"^\s*re\s*:", re.IGNORECASE)
+# "Re:" as mail programs write it in other languages (German AW, Nordic SV, Finnish VS,
+# Polish Odp, Italian R/RIF, Dutch Antw, Turkish YNT, Russian Отв), stacked or numbered
+# ("Re[2]:"): all of them are replaced by the one "Re:" of the reply.
+_REPLY_PREFIX = re.compile(
+    r"^(?:[ \t]*(?:re|aw|sv|vs|odp|rif|ref|antw|ynt|отв)[ \t]*(?:\[\d{1,4}\])?[ \t]*:)+",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True)
@@ -43,6 +49,8 @@ def reply_subject(subject: str) -> str:
 
     >>> reply_subject("orders"), reply_subject("RE: orders"), reply_subject("")
     ('Re: orders', 'Re: orders', 'Re:')
+    >>> reply_subject("AW: Re[2]: orders"), reply_subject("Odp: orders")
+    ('Re: orders', 'Re: orders')
     """
     text = _one_line(subject)
     text = _REPLY_PREFIX.sub("", text, count=1).strip()
