@@ -289,6 +289,10 @@ def test_template_errors_give_the_files_line_numbers(tmp_path: Path) -> None:
 
 
 def test_reply_subject() -> None:
-    assert reply_subject("Re: Re: x") == "Re: Re: x"
+    # Stacked and translated reply prefixes become one "Re:".
+    assert reply_subject("Re: Re: x") == "Re: x"
+    assert reply_subject("AW: Diplomacy game demo") == "Re: Diplomacy game demo"
+    assert reply_subject("SV: RE[3]: orders") == "Re: orders"
+    assert reply_subject("Area: orders") == "Re: Area: orders"
     assert reply_subject("re:x") == "Re: x"
     assert reply_subject("  orders \n more ") == "Re: orders more"
