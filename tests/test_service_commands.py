@@ -569,3 +569,23 @@ def test_a_wrong_password_is_flagged_and_says_where_the_password_went(
         "judge's mail for France goes to france@example.org.\n"
     )
     assert "paris-123" not in body
+
+
+def test_an_order_replaced_later_in_the_same_message_is_named(game: tuple[App, Table]) -> None:
+    # The last order for a unit counts; the reply says which line of the message gave
+    # way to which, so that a typo corrected below is not silently dropped.
+    app, table = game
+    table.send("england@example.org",
+               "SIGNON Etest01 pw-eng\nA Lvp - Yorkshre\nF Lon H\nArmy Liverpool moves to Wales\n",
+               "2026-11-23 13:00")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert active_orders(app, "England") == ["F lon H", "A lvp-wal"]
+    assert not subject.startswith("[Error Flag]")
+    assert (
+        "'A Lvp - Yorkshre' was replaced by a later line of this message, "
+        "'Army Liverpool moves to Wales'.\n"
+    ) in body
+    # An order from an earlier message is replaced as ever, without a word.
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nA Lvp-Edi\n", "2026-11-23 13:05")
+    _to, _subject, body = reply(table)
+    assert "replaced" not in body

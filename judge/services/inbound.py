@@ -777,6 +777,14 @@ class _Conversation:
             self._store(game, player, None, text, None, err)
             return
         canonical = format_order(checked, self.map, short=True)
+        for earlier in self._active(game, player):
+            # The last order for a unit counts; one of this very message that gives way
+            # is named, so that a line corrected further down is not dropped unseen.
+            row = earlier.row
+            if earlier.unit == key and row is not None and row["inbound_id"] == self.inbound_id:
+                self.reply.actions.append(
+                    f"'{row['raw']}' was replaced by a later line of this message, '{text}'."
+                )
         self._deactivate(game, player, key)
         self._store(game, player, key, text, canonical, None)
 
