@@ -833,7 +833,9 @@ CLASSES: tuple[DiffClass, ...] = (
         },
         rule="DATC 6.D.10/6.D.11 (no self-dislodgement): the support cannot be used; "
         "the results note is the judge's convention (njudge: void)",
-        defect="ours, fixed (issue 10 item 5); note only",
+        defect="ours before issue 10 item 5 (fixed); what remains is the package's: a "
+        "support whose prevent strength stopped another move that would otherwise have won "
+        "did count, and we do not call it void; note only",
     ),
     DiffClass(
         key="void-own-unit-wide",
