@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import sys
 from collections import deque
 
@@ -769,3 +771,17 @@ def test_fuzzy_matching_is_bounded(m: Map) -> None:
     long_name = "Norwegian Sea" + "x" * 30
     assert m.find_province(long_name) is None
     assert m.find_power("g" * 200) is None
+
+
+def test_a_long_text_is_no_place_and_costs_little(m: Map) -> None:
+    # Issue 11: a word of a megabyte (one base64-encoded line) used to run a regular
+    # expression that backtracks over every split of the text (13 s at 30,000 letters).
+    # No place name is longer than a few dozen characters: a longer text is looked up
+    # exactly, once, and never searched for coasts or typos.
+    started = time.process_time()
+    for text in ("q" * 1_000_000, "q" * 500_000 + " c", "Paris" + " " * 500_000 + "x"):
+        assert m.find_province(text) is None
+        assert m.find_location(text) is None
+    assert time.process_time() - started < 5
+    assert m.find_location("St Petersburg (north coast)") == "stp/nc"
+    assert m.find_location("Mid-Atlantic Ocean") == "mao"

@@ -67,6 +67,10 @@ _ONE_LETTER_COAST = re.compile(
     r"^(?P<place>.*[a-z0-9].*?)[\s/(\-.,_]+(?P<coast>[a-z])\s*\)?\s*\.?$"
 )
 _LEADING_THE = re.compile(r"^\s*the\s+", re.IGNORECASE)
+#: No place is written with more characters than this ("St. Petersburg (north coast)" has
+#: 28): a longer text is looked up exactly, never searched for a coast or a typo, whose
+#: patterns cost more than linear time on long input.
+_PLACE_TEXT_MAX = 64
 
 
 def normalise_name(text: str) -> str:
@@ -711,7 +715,7 @@ class Map:
             loc = self.aliases.get(word)
             if loc is not None:
                 return loc, None
-        if not word:
+        if not word or len(text) > _PLACE_TEXT_MAX:
             return None
         letter = _ONE_LETTER_COAST.match(text.lower())
         letter_code = self._coast_letters.get(letter.group("coast")) if letter else None
