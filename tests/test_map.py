@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-import time
-
 import sys
+import time
 from collections import deque
 
 import pytest

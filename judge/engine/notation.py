@@ -155,7 +155,10 @@ def _coast_word(location: str) -> str:
 _TOKEN_RE = re.compile(
     r"(?P<ws>\s+)"
     r"|(?P<word>[^\W_]+)"
-    r"|(?P<arrow>-+>|=+>|→|⇒|⟶|>)"
+    # A run of hyphens is one match (an arrow if '>' ends it, else one dash each):
+    # trying "-+>" from every hyphen of a long run rescanned it, in quadratic time.
+    r"|(?P<hyphens>-+>?)"
+    r"|(?P<arrow>=+>|→|⇒|⟶|>)"
     r"|(?P<dash>[-‐‑‒–—−])"  # noqa: RUF001 - the dashes people paste from word processors
     r"|(?P<open>[(\[{])"
     r"|(?P<close>[)\]}])"
@@ -267,6 +270,13 @@ def _tokenize(text: str, whole: str) -> list[_Tok]:
                 "province names and '-', e.g. 'A Par-Bur'",
                 text=whole,
             )
+        if group == "hyphens":
+            run = m.group()
+            if run.endswith(">"):
+                tokens.append(_Tok("arrow", run))
+            else:
+                tokens.extend(_Tok("dash", "-") for _ in run)
+            continue
         kind = {"open": "(", "close": ")", "slash": "/"}.get(group or "", group or "")
         tokens.append(_Tok(kind, m.group()))
     return tokens
