@@ -103,6 +103,40 @@ def test_mailing_list() -> None:
     )
 
 
+def test_auto_reply_and_bounce_known_only_by_their_subject() -> None:
+    # Issue 11 item 9: behind a relay that strips the auto-reply headers, the subject is
+    # all that is left; two judges answered each other 58 times an hour.
+    for subject in (
+        "Out of Office: orders",
+        "Automatic reply: Diplomacy game demo",
+        "Autoreply: Re: orders",
+        "Abwesenheitsnotiz: Re: Diplomacy results",
+        "Automatische Antwort: orders",
+        "Réponse automatique : orders",
+        "Respuesta automática: orders",
+        "Risposta automatica: orders",
+        "Automatisch antwoord: orders",
+        "Fuera de la oficina: orders",
+        "Undelivered Mail Returned to Sender",
+        "Delivery Status Notification (Failure)",
+        "Mail delivery failed: returning message to sender",
+        "Returned mail: see transcript for details",
+        "Undeliverable: Re: orders",
+        "Unzustellbar: orders",
+        "Non remis : orders",
+    ):
+        assert reason(message({"Subject": subject})) == f"auto-reply subject: {subject}", subject
+    # A player's own words that merely mention these are answered.
+    for subject in (
+        "orders (out of office next week)",
+        "Re: automatic replies?",
+        "Undo",
+        "Absence: 20-27 December",
+        "Auto: orders",
+    ):
+        assert reason(message({"Subject": subject})) is None, subject
+
+
 def test_own_x_loop() -> None:
     assert reason(message({"X-Loop": "Judge@Example.org"})) == "loop: X-Loop Judge@Example.org"
     # Our tag below another system's: still found.

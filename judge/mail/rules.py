@@ -147,6 +147,36 @@ def _auto_response_suppress(inp: RuleInput) -> str | None:
     return f"X-Auto-Response-Suppress {value}" if words & _SUPPRESS else None
 
 
+# Subjects that robots write and people do not, in the languages mail servers answer in:
+# the start of an out-of-office answer, or the whole subject of a bounce.  Behind a relay
+# that strips the auto-reply headers the subject is all that is left (two judges answered
+# each other about once a minute).  Anchored and without nested repeats: linear.
+_ROBOT_SUBJECT = re.compile(
+    r"^\s*(?:"
+    r"(?:out of (?:the )?office|automatic reply|auto[- ]?reply|autoresponse|"
+    r"abwesenheitsnotiz|automatische antwort|r[ée]ponse automatique|"
+    r"respuesta autom[áa]tica|fuera de la oficina|risposta automatica|"
+    r"automatisch antwoord|afwezig|automatiskt svar|automatisk svar|"
+    r"resposta autom[áa]tica|odpowied[źz] automatyczna|automaattinen vastaus|"
+    r"undeliverable|unzustellbar|non remis|no entregado|non recapitabile|"
+    r"onbestelbaar|niet bezorgd)\s*:"
+    r"|undelivered mail returned to sender\s*$"
+    r"|delivery status notification\b"
+    r"|mail delivery (?:failed|failure|subsystem)\b"
+    r"|returned mail\s*:"
+    r"|delivery (?:has )?failed\b"
+    r"|failure notice\s*$"
+    r")",
+    re.IGNORECASE,
+)
+
+
+def _robot_subject(inp: RuleInput) -> str | None:
+    """An out-of-office answer or a bounce known only by its subject."""
+    subject = inp.mail.subject[:200]  # the words sought are at its start
+    return subject if _ROBOT_SUBJECT.match(subject) else None
+
+
 def _mailing_list(inp: RuleInput) -> str | None:
     """Mail from a mailing list is never a player writing to the judge."""
     for name, label in (("list-id", "List-Id"), ("list-unsubscribe", "List-Unsubscribe")):
@@ -220,6 +250,7 @@ RULES: tuple[Rule, ...] = (
     Rule("loop", _own_loop),
     Rule("own address", _own_address),
     Rule("robot sender", _robot_sender),
+    Rule("auto-reply subject", _robot_subject),
     Rule("no sender", _no_sender),
     # Last: the only refusal that is answered, so only when no silent rule applies.
     Rule("too large", _too_large, reply=True),
