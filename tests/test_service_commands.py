@@ -589,3 +589,35 @@ def test_an_order_replaced_later_in_the_same_message_is_named(game: tuple[App, T
     table.send("england@example.org", "SIGNON Etest01 pw-eng\nA Lvp-Edi\n", "2026-11-23 13:05")
     _to, _subject, body = reply(table)
     assert "replaced" not in body
+
+
+def test_set_address_refuses_an_overlong_address_and_the_judge_s_own(
+    game: tuple[App, Table],
+) -> None:
+    # Issue 11 item 9: a 5,013-character address and the judge's own were taken.
+    app, table = game
+    long_address = "a" * 5000 + "@example.org"
+    body = f"SIGNON Etest01 pw-eng\nSET ADDRESS {long_address}\nSET ADDRESS judge@example.org\n"
+    table.send("england@example.org", body, "2026-11-23 13:00")
+    _to, subject, body = reply(table)
+    assert subject.startswith("[Error Flag]")
+    assert "an email address has at most 254 characters (this one has 5012)" in body
+    assert "judge@example.org is this judge's own address: give your own" in body
+    with app.sessions() as session:
+        players = {p.power: p.address for p in session.scalars(select(Player))}
+    assert players["England"] == "england@example.org"
+
+
+def test_a_second_sign_on_after_a_failed_one_is_not_checked(game: tuple[App, Table]) -> None:
+    # Issue 11 item 3: every SIGNON line was checked, so one message could try thousands
+    # of passwords and the reply showed which one was right.  After a failed sign-on the
+    # message's other sign-ons are refused unchecked, the right password among them too.
+    app, table = game
+    table.send("stranger@example.net",
+               "SIGNON Etest01 guess1\nSIGNON Etest01 guess2\nSIGNON Etest01 pw-eng\nF Lon H\n",
+               "2026-11-23 13:00")  # fmt: skip
+    _to, subject, body = reply(table)
+    assert subject.startswith("[Error Flag]")
+    assert body.count("Wrong password for England") == 1
+    assert body.count("Not checked: a sign-on earlier in this message failed") == 2
+    assert active_orders(app, "England") == []

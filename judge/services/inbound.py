@@ -343,6 +343,9 @@ class _Reply:
     nothing_read: bool = False
 
 
+#: The longest address SMTP carries (RFC 5321: a 256-octet path less its brackets).
+MAX_ADDRESS_LENGTH = 254
+
 #: Absences are bounded, as judges do: length of one, and how many a player may take.
 MAX_ABSENCE_DAYS = 14
 MAX_ABSENCES = 3
@@ -565,6 +568,9 @@ class _Conversation:
         self.reply = _Reply()
         self.cache = cache
         self.inbound_id = inbound_id
+        #: A sign-on of this message failed: no other is checked (one message must not
+        #: try many passwords, nor show by its reply which one was right).
+        self.signon_failed = False
 
     def _position(self, game: Game) -> Position:
         """The game's current position, read once per transaction and phase."""
@@ -609,6 +615,19 @@ class _Conversation:
 
     def cmd_signon(self, command: Command) -> None:
         who, game_name, password = command.args
+        if self.signon_failed:
+            raise ServiceError(
+                "not checked: a sign-on earlier in this message failed; send one SIGNON "
+                "with the right password"
+            )
+        try:
+            self._sign_on(who, game_name, password)
+        except ServiceError:
+            # Nothing after a failed sign-on is read as the orders of an earlier one.
+            self.signed = None
+            raise
+
+    def _sign_on(self, who: str, game_name: str, password: str) -> None:
         game = self._game(game_name)
         if game is None:
             raise ServiceError(
@@ -618,6 +637,7 @@ class _Conversation:
             if not game.master_password_hash or not verify_password(
                 game.master_password_hash, password
             ):
+                self.signon_failed = True
                 raise ServiceError(
                     f"wrong game master password for {game.name}: it is the [master] password "
                     "of the game's file"
@@ -636,6 +656,7 @@ class _Conversation:
         if player.status == "resigned":
             raise ServiceError(f"{power} resigned from {game.name}")
         if not verify_password(player.password_hash, password):
+            self.signon_failed = True
             # Say where the right one is, never what it is.  A password written in the
             # game's file is the game master's to give; one the judge made was mailed.
             seat = ((game.file_applied or {}).get("players") or {}).get(power) or {}
@@ -899,8 +920,16 @@ class _Conversation:
     def cmd_set_address(self, command: Command) -> None:
         _game, player = self._player(command)
         address = (command.args[0] if command.args else self.mail.sender).strip().lower()
+        if len(address) > MAX_ADDRESS_LENGTH:
+            raise ServiceError(
+                f"an email address has at most {MAX_ADDRESS_LENGTH} characters (this one has "
+                f"{len(address)})"
+            )
         if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+", address):
             raise ServiceError(f"{address!r} is not an email address")
+        if address == self.judge.settings.address.strip().lower():
+            # Mail to the player would come back to the judge: a loop, and a lost seat.
+            raise ServiceError(f"{address} is this judge's own address: give your own")
         player.address = address
         self.reply.actions.append(f"Your address is now {address}.")
 
