@@ -279,6 +279,14 @@ class Resolver:
             return 0
         return 1 + self._given(self.move_supports.get(p))
 
+    def _defence(self, p: str) -> int:
+        """What the move from ``p`` must beat in its destination: the defend strength of
+        the unit coming the other way in a head-to-head battle, else the hold strength."""
+        d = self.dest[p]
+        if self.head_to_head(p):
+            return 1 + self._given(self.move_supports.get(d))
+        return self.hold_strength(d)
+
     def support_spent_on_own_unit(self, s: str) -> bool:
         """After :meth:`run`: whether the support of move given by ``s`` counted for
         nothing because the move would dislodge a unit of the supporter's own power (the
@@ -312,12 +320,8 @@ class Resolver:
         if attack == 0 or attack != self.prevent_strength(t):
             return False
         d = self.dest[o]
-        if self.head_to_head(o):
-            defence = 1 + self._given(self.move_supports.get(d))
-        else:
-            defence = self.hold_strength(d)
         others = (self.prevent_strength(r) for r in self.moves_to[d] if r not in (o, t))
-        return attack > defence and all(attack > strength for strength in others)
+        return attack > self._defence(o) and all(attack > strength for strength in others)
 
     def bouncer(self, p: str) -> str | None:
         """After :meth:`run`: the province of the unit that stopped the failed move from ``p``.
@@ -329,14 +333,8 @@ class Resolver:
         """
         d = self.dest[p]
         attack = self.attack_strength(p)
-        if d in self.units:
-            if attack == 0:
-                return d
-            if self.head_to_head(p):
-                if attack <= 1 + self._given(self.move_supports.get(d)):
-                    return d
-            elif attack <= self.hold_strength(d):
-                return d
+        if d in self.units and attack <= self._defence(p):
+            return d
         for o in self.moves_to[d]:
             if o != p and attack <= self.prevent_strength(o):
                 return o
@@ -347,11 +345,6 @@ class Resolver:
             return False
         d = self.dest[p]
         attack = self.attack_strength(p)
-        if attack == 0:
-            return False
-        if self.head_to_head(p):
-            if attack <= 1 + self._given(self.move_supports.get(d)):
-                return False
-        elif attack <= self.hold_strength(d):
+        if attack == 0 or attack <= self._defence(p):
             return False
         return all(o == p or attack > self.prevent_strength(o) for o in self.moves_to[d])
