@@ -737,3 +737,17 @@ def test_an_unordered_proxied_unit_holds_and_can_be_supported() -> None:
     assert by_loc[("bur", Move)].reasons == (Reason(Note.BOUNCE, "par"),)
     assert out.position.units["par"] == Unit("France", ARMY, "par")
     assert out.position.dislodged == {}
+
+
+def test_edition_civil_disorder_2023_fleet_on_a_coast_counts_its_province() -> None:
+    # 2023 rules: distance to the nearest owned centre, by province.  The fleet on
+    # St Petersburg's south coast stands on an owned centre (distance 0), so the army in
+    # Ukraine (one move from Moscow) is removed, not the fleet.
+    start = pos(
+        "W1901A",
+        [("Russia", "F", "stp/sc"), ("Russia", "A", "mos"), ("Russia", "A", "ukr")],
+        {"mos": "Russia", "stp": "Russia"},
+    )
+    out = adjudicate(start, {})
+    assert [r.order for r in out.results if r.default] == [Remove(ARMY, "ukr")]
+    assert set(out.position.units) == {"stp", "mos"}

@@ -714,17 +714,19 @@ def civil_disorder_removals(
         return candidates[:count]
     if rules.edition is Edition.R2023:
         targets = frozenset(position.centres_of(power)) or homes
-        dist = _distances(game_map, targets)
-        fleet_dist = dist
+        fleet_dist = None
     else:
         targets = homes
-        dist = _distances(game_map, targets)
         # 2000 rules (DATC 2.4 6.J.6): a fleet counts its distance over water only, that is
         # by the moves a fleet could make; an army counts over land and sea.
         fleet_dist = _fleet_distances(game_map, targets)
+    dist = _distances(game_map, targets)
 
     def key(u: Unit) -> tuple[int, int, str]:
-        here = fleet_dist.get(u.location, 999) if u.type is FLEET else dist.get(u.province, 999)
+        if fleet_dist is not None and u.type is FLEET:
+            here = fleet_dist.get(u.location, 999)
+        else:
+            here = dist.get(u.province, 999)
         return (
             -here,
             0 if u.type is FLEET else 1,
