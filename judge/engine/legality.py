@@ -456,42 +456,32 @@ def _check_move(position: Position, order: Move, unit: Unit, rules: Rules) -> Mo
         return Move(ARMY, loc, dest, True, order.route)
     if order.via_convoy or not adjacent:
         carriable = convoy_possible(game_map, unit.province, dest)
-        if carriable and fleet_route_exists(position, unit.province, dest):
-            return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
-        if adjacent and rules.land_route_fallback:
+        if (carriable and fleet_route_exists(position, unit.province, dest)) or (
             # 2000 rules: with no convoy to carry it, the army takes its land route (the
             # adjudicator decides; the order keeps the "via convoy" it was written with).
+            adjacent and rules.land_route_fallback
+        ):
             return order if _same_move(order, unit, dest, True) else Move(ARMY, loc, dest, True)
+        # The judges reject a convoyed move with no fleets to carry it; the unit then
+        # holds and can be supported in place (DATC 6.D.32).
         if adjacent:
             why = (
                 "there are no fleets at sea to carry it"
                 if carriable
                 else "no convoy can carry an army"
             )
-            raise _fail(
-                order,
-                game_map,
-                "FAR",
+            message = (
                 f"the army was ordered via convoy, but {why} from {_name(game_map, loc)} "
-                f"to {_name(game_map, dest)}",
+                f"to {_name(game_map, dest)}"
             )
-        if not carriable:
-            raise _fail(
-                order,
-                game_map,
-                "FAR",
-                f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
-                "and no convoy could carry an army there",
+        else:
+            why = (
+                "there are no fleets at sea to convoy the army there"
+                if carriable
+                else "no convoy could carry an army there"
             )
-        # The judges reject a convoyed move with no fleets to carry it; the unit then
-        # holds and can be supported in place (DATC 6.D.32).
-        raise _fail(
-            order,
-            game_map,
-            "FAR",
-            f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} "
-            "and there are no fleets at sea to convoy the army there",
-        )
+            message = f"{_name(game_map, dest)} is not next to {_name(game_map, loc)} and {why}"
+        raise _fail(order, game_map, "FAR", message)
     return order if _same_move(order, unit, dest, False) else Move(ARMY, loc, dest, False)
 
 
