@@ -420,18 +420,18 @@ def _convoy_plan(
         if order.route:
             fleets = [f for f in fleets if f in order.route]
         adjacent = order.destination in game_map.army_adj.get(order.location, frozenset())
-        if not adjacent:
+        # Next to its destination, an army goes by sea when ordered via convoy, or by
+        # convoy intent: its own power ordered a fleet to convoy it.  2000 rules (DATC 2.4
+        # 4.A.3, 6.G.8): only when the convoy orders given for it reach from its province
+        # to its destination; otherwise it takes its land route.  A route that is whole as
+        # ordered but broken by a dislodgement does not fall back (6.F.21, 6.G.11): the
+        # check ignores the fight.
+        by_sea = not adjacent or (
+            (order.via_convoy or any(units[f].power == units[prov].power for f in fleets))
+            and (not rules.land_route_fallback or _whole_route(game_map, prov, order, fleets))
+        )
+        if by_sea:
             convoyed.add(prov)
-        elif order.via_convoy or any(units[f].power == units[prov].power for f in fleets):
-            # Ordered via convoy, or convoy intent: the army's own power ordered a fleet to
-            # convoy it.  2000 rules (DATC 2.4 4.A.3, 6.G.8): it goes by sea only when the
-            # convoy orders given for it reach from its province to its destination;
-            # otherwise it takes its land route.  A route that is whole as ordered but
-            # broken by a dislodgement does not fall back (6.F.21, 6.G.11): the check
-            # ignores the fight.
-            if not rules.land_route_fallback or _whole_route(game_map, prov, order, fleets):
-                convoyed.add(prov)
-        if prov in convoyed:
             plan[prov] = fleets
     return convoyed, plan
 
