@@ -715,6 +715,18 @@ def disrupted_by_own_support(diff: PhaseDiff) -> set[Item]:
     return {i for i in items(diff.differences) if i[0] in ("units", "retreats", "centers", "phase")}
 
 
+#: An army ordered via convoy whose convoy route is not whole (the fleet in the Norwegian
+#: Sea moves away): the 2000 rules move it over land, the 2023 rules leave it standing.
+_BROKEN_CONVOY_ROUTE: dict[str, Any] = {
+    "phase": "S1901M",
+    "units": {"England": ["A LVP", "F NAO", "F NWG"], "France": ["A YOR"]},
+    "centers": {},
+    "orders": {
+        "England": ["A Lvp-Edi via convoy", "F Nao C A Lvp-Edi", "F Nwg-Nth"],
+        "France": ["A Yor-Edi"],
+    },
+}
+
 CLASSES: tuple[DiffClass, ...] = (
     DiffClass(
         key="coast-support-cut",
@@ -740,15 +752,7 @@ CLASSES: tuple[DiffClass, ...] = (
         title="2000 rules: an army ordered via convoy that has no whole convoy route "
         "moves over land",
         explains=land_fallback,
-        minimal={
-            "phase": "S1901M",
-            "units": {"England": ["A LVP", "F NAO", "F NWG"], "France": ["A YOR"]},
-            "centers": {},
-            "orders": {
-                "England": ["A Lvp-Edi via convoy", "F Nao C A Lvp-Edi", "F Nwg-Nth"],
-                "France": ["A Yor-Edi"],
-            },
-        },
+        minimal=_BROKEN_CONVOY_ROUTE,
         rule="2000 rulebook with DATC 2.4 preference 4.A.3; DATC 6.G.8 (v2.4)",
         defect="ours, fixed (issue 10 item 2)",
         editions=("2000",),
@@ -758,15 +762,7 @@ CLASSES: tuple[DiffClass, ...] = (
         title="2023 rules: an army ordered via convoy that has no whole convoy route stays "
         "(the package moves it over land, as the 2000 rules do)",
         explains=land_fallback,
-        minimal={
-            "phase": "S1901M",
-            "units": {"England": ["A LVP", "F NAO", "F NWG"], "France": ["A YOR"]},
-            "centers": {},
-            "orders": {
-                "England": ["A Lvp-Edi via convoy", "F Nao C A Lvp-Edi", "F Nwg-Nth"],
-                "France": ["A Yor-Edi"],
-            },
-        },
+        minimal=_BROKEN_CONVOY_ROUTE,
         rule="2023 rulebook; DATC 3.0 6.G.8 (changed: no land route for an order via convoy)",
         defect="neither: edition difference (the package follows the 2000 rules)",
         editions=("2023",),
