@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servicekit import Table, at, started_game
+from servicekit import Table, at, game_row, player, started_game
 from sqlalchemy import select
 
-from judge.db.models import Game, OutboundMessage, Player
+from judge.db.models import Game, OutboundMessage
 from judge.services.app import App
 from judge.services.games import reload_configs
 
@@ -17,16 +17,6 @@ ENGLAND_LINE = 'England = { address = "england@example.org", password = "pw-eng"
 SIGNED_BY_GM = "SIGNON Mtest01 gm-secret\n"
 #: What a reload reports after ``retreat = 24`` became ``retreat = 36``.
 RETREAT_EDITED = ["test01: reloaded (changed the settings (deadlines))"]
-
-
-def game_row(app: App) -> Game:
-    with app.sessions() as session:
-        return session.scalars(select(Game)).one()
-
-
-def player(app: App, power: str) -> Player:
-    with app.sessions() as session:
-        return session.scalars(select(Player).where(Player.power == power)).one()
 
 
 def edit(tmp_path: Path, old: str, new: str) -> None:
