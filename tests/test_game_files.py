@@ -4,12 +4,16 @@ a one-off deadline to the phase it was written for, once (issue 10, section 2)."
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
+import pytest
 from servicekit import Table, at, game_row, player, started_game
 from sqlalchemy import select
 
+from judge.config import GameConfig, load_game_config
 from judge.db.models import Game, OutboundMessage
+from judge.services import games
 from judge.services.app import App
 from judge.services.games import reload_configs
 
@@ -238,6 +242,30 @@ def test_a_game_loaded_before_the_judge_kept_what_it_applied(tmp_path: Path) -> 
     assert table.new_mail() == []
     table.send("eng2@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
     assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
+
+
+def test_an_unusable_file_of_an_older_judge_is_read_once_not_at_every_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Upgrading with a file this judge cannot use (here: it names another game) but that
+    the older judge loaded as it is: the file is not parsed again at every look (every
+    second), only once it changes."""
+    app, _table = started_game(tmp_path)
+    edit(tmp_path, 'name = "test01"', 'name = "test02"')
+    digest = hashlib.sha256((tmp_path / "test01.toml").read_bytes()).hexdigest()
+    with app.sessions() as session, session.begin():
+        game = session.scalars(select(Game)).one()
+        game.file_applied, game.config_digest = None, digest
+    parsed: list[Path] = []
+
+    def counting(path: Path) -> GameConfig:
+        parsed.append(path)
+        return load_game_config(path)
+
+    monkeypatch.setattr(games, "load_game_config", counting)
+    for second in range(3):
+        assert reload(app, f"2026-11-24 08:00:0{second}") == []
+    assert (len(parsed), game_row(app).file_applied) == (1, None)
 
 
 def test_a_game_edited_while_an_older_judge_had_loaded_it(tmp_path: Path) -> None:

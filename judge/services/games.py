@@ -876,7 +876,8 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             continue  # a file being rewritten, or moved away: try again later
         settings = dict(game.settings or {})
         if digest == game.config_digest and game.file_applied is None:
-            _record_legacy(session, game, path)
+            if _UNUSABLE_LEGACY.get(path) != digest:
+                _record_legacy(session, game, path, digest)
             continue
         if digest in (game.config_digest, settings.get("rejected_config")):
             continue
@@ -901,7 +902,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     return report
 
 
-def _record_legacy(session: Session, game: Game, path: Path) -> None:
+def _record_legacy(session: Session, game: Game, path: Path, digest: str) -> None:
     """Record an unchanged file of a game loaded by an older judge as applied, quietly, so
     that the game master's next edit is compared with it (see :func:`legacy_applied`)."""
     from judge.config import ConfigError
@@ -909,9 +910,17 @@ def _record_legacy(session: Session, game: Game, path: Path) -> None:
     try:
         config = load_game_config(path)
     except ConfigError:
-        return  # handled (refused and reported) when the file changes
-    if config.name == game.name:
-        game.file_applied = legacy_applied(session, game, config)
+        config = None  # handled (refused and reported) when the file changes
+    if config is None or config.name != game.name:
+        # Not parsed again at every look (every second): only once the file changes.
+        _UNUSABLE_LEGACY[path] = digest
+        return
+    game.file_applied = legacy_applied(session, game, config)
+
+
+#: Unchanged files of games loaded by an older judge that this judge cannot use, by path,
+#: with the digest found so.
+_UNUSABLE_LEGACY: dict[Path, str] = {}
 
 
 def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
