@@ -393,6 +393,7 @@ def _tell_player(
     subject: str,
     now: datetime,
     *paragraphs: str,
+    kind: str = "notice",
 ) -> None:
     """Queue a notice about ``player``'s seat to ``address``."""
     mail = judge.renderer.render(
@@ -403,7 +404,7 @@ def _tell_player(
         subject=subject,
         paragraphs=list(paragraphs),
     )
-    queue_mail(session, judge, to=address, mail=mail, kind="notice", now=now, game_id=game.id)
+    queue_mail(session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id)
 
 
 def _apply_deadline(
@@ -931,16 +932,10 @@ def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime
         own = player.timezone or zone
         if own != zone:
             lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
-        mail = judge.renderer.render(
-            "player/notice.txt.j2",
-            judge_name=judge.settings.name,
-            game_name=game.name,
-            power=player.power,
-            subject=f"New deadline for {game.name} {game.phase}",
-            paragraphs=["\n".join(lines)],
-        )
-        queue_mail(session, judge, to=player.address, mail=mail, kind="deadline", now=now,
-                   game_id=game.id)  # fmt: skip
+        _tell_player(
+            session, judge, game, player, player.address,
+            f"New deadline for {game.name} {game.phase}", now, "\n".join(lines), kind="deadline",
+        )  # fmt: skip
 
 
 def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetime) -> list[str]:
