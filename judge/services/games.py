@@ -687,7 +687,9 @@ def implied_moves(
             continue  # an order for another power's unit (proxies) implies nothing
         for implied in implied_orders(order):
             unit = position.units.get(implied.province)
-            if unit is None or unit.power != power or unit.province in own | set(found):
+            if unit is None or unit.power != power:
+                continue
+            if unit.province in own or unit.province in found:
                 continue
             try:
                 found[unit.province] = check_movement(position, power, implied, rules)
