@@ -10,7 +10,7 @@ from pathlib import Path
 from sqlalchemy import select
 
 from judge.config import JudgeSettings
-from judge.db.models import Game, OutboundMessage
+from judge.db.models import Game, OutboundMessage, Player
 from judge.services.app import App, open_app
 from judge.services.games import current_position, process_game
 from judge.services.inbound import process_one, receive
@@ -152,3 +152,15 @@ def started_game(tmp_path: Path, url: str | None = None) -> tuple[App, Table]:
     table = Table(app)
     table.new_mail()
     return app, table
+
+
+def game_row(app: App) -> Game:
+    """The one game of the judge, as stored now."""
+    with app.sessions() as session:
+        return session.scalars(select(Game)).one()
+
+
+def player(app: App, power: str) -> Player:
+    """The seat of ``power``, as stored now."""
+    with app.sessions() as session:
+        return session.scalars(select(Player).where(Player.power == power)).one()

@@ -5,22 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from servicekit import Table, at, started_game
+from servicekit import Table, at, game_row, player, started_game
 from sqlalchemy import select
 
-from judge.db.models import Game, Player
-from judge.services.app import App
+from judge.db.models import Game
 from judge.services.games import due_games, reload_configs
-
-
-def game_row(app: App) -> Game:
-    with app.sessions() as session:
-        return session.scalars(select(Game)).one()
-
-
-def player(app: App, power: str) -> Player:
-    with app.sessions() as session:
-        return session.scalars(select(Player).where(Player.power == power)).one()
 
 
 def test_two_missed_phases_put_a_power_in_civil_disorder(tmp_path: Path) -> None:

@@ -4,12 +4,16 @@ a one-off deadline to the phase it was written for, once (issue 10, section 2)."
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
-from servicekit import Table, at, started_game
+import pytest
+from servicekit import Table, at, game_row, player, started_game
 from sqlalchemy import select
 
-from judge.db.models import Game, OutboundMessage, Player
+from judge.config import GameConfig, load_game_config
+from judge.db.models import Game, OutboundMessage
+from judge.services import games
 from judge.services.app import App
 from judge.services.games import reload_configs
 
@@ -17,16 +21,6 @@ ENGLAND_LINE = 'England = { address = "england@example.org", password = "pw-eng"
 SIGNED_BY_GM = "SIGNON Mtest01 gm-secret\n"
 #: What a reload reports after ``retreat = 24`` became ``retreat = 36``.
 RETREAT_EDITED = ["test01: reloaded (changed the settings (deadlines))"]
-
-
-def game_row(app: App) -> Game:
-    with app.sessions() as session:
-        return session.scalars(select(Game)).one()
-
-
-def player(app: App, power: str) -> Player:
-    with app.sessions() as session:
-        return session.scalars(select(Player).where(Player.power == power)).one()
 
 
 def edit(tmp_path: Path, old: str, new: str) -> None:
@@ -248,6 +242,30 @@ def test_a_game_loaded_before_the_judge_kept_what_it_applied(tmp_path: Path) -> 
     assert table.new_mail() == []
     table.send("eng2@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
     assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
+
+
+def test_an_unusable_file_of_an_older_judge_is_read_once_not_at_every_look(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Upgrading with a file this judge cannot use (here: it names another game) but that
+    the older judge loaded as it is: the file is not parsed again at every look (every
+    second), only once it changes."""
+    app, _table = started_game(tmp_path)
+    edit(tmp_path, 'name = "test01"', 'name = "test02"')
+    digest = hashlib.sha256((tmp_path / "test01.toml").read_bytes()).hexdigest()
+    with app.sessions() as session, session.begin():
+        game = session.scalars(select(Game)).one()
+        game.file_applied, game.config_digest = None, digest
+    parsed: list[Path] = []
+
+    def counting(path: Path) -> GameConfig:
+        parsed.append(path)
+        return load_game_config(path)
+
+    monkeypatch.setattr(games, "load_game_config", counting)
+    for second in range(3):
+        assert reload(app, f"2026-11-24 08:00:0{second}") == []
+    assert (len(parsed), game_row(app).file_applied) == (1, None)
 
 
 def test_a_game_edited_while_an_older_judge_had_loaded_it(tmp_path: Path) -> None:

@@ -393,6 +393,7 @@ def _tell_player(
     subject: str,
     now: datetime,
     *paragraphs: str,
+    kind: str = "notice",
 ) -> None:
     """Queue a notice about ``player``'s seat to ``address``."""
     mail = judge.renderer.render(
@@ -403,7 +404,7 @@ def _tell_player(
         subject=subject,
         paragraphs=list(paragraphs),
     )
-    queue_mail(session, judge, to=address, mail=mail, kind="notice", now=now, game_id=game.id)
+    queue_mail(session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id)
 
 
 def _apply_deadline(
@@ -686,7 +687,9 @@ def implied_moves(
             continue  # an order for another power's unit (proxies) implies nothing
         for implied in implied_orders(order):
             unit = position.units.get(implied.province)
-            if unit is None or unit.power != power or unit.province in own | set(found):
+            if unit is None or unit.power != power:
+                continue
+            if unit.province in own or unit.province in found:
                 continue
             try:
                 found[unit.province] = check_movement(position, power, implied, rules)
@@ -876,7 +879,8 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             continue  # a file being rewritten, or moved away: try again later
         settings = dict(game.settings or {})
         if digest == game.config_digest and game.file_applied is None:
-            _record_legacy(session, game, path)
+            if _UNUSABLE_LEGACY.get(path) != digest:
+                _record_legacy(session, game, path, digest)
             continue
         if digest in (game.config_digest, settings.get("rejected_config")):
             continue
@@ -901,7 +905,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     return report
 
 
-def _record_legacy(session: Session, game: Game, path: Path) -> None:
+def _record_legacy(session: Session, game: Game, path: Path, digest: str) -> None:
     """Record an unchanged file of a game loaded by an older judge as applied, quietly, so
     that the game master's next edit is compared with it (see :func:`legacy_applied`)."""
     from judge.config import ConfigError
@@ -909,9 +913,17 @@ def _record_legacy(session: Session, game: Game, path: Path) -> None:
     try:
         config = load_game_config(path)
     except ConfigError:
-        return  # handled (refused and reported) when the file changes
-    if config.name == game.name:
-        game.file_applied = legacy_applied(session, game, config)
+        config = None  # handled (refused and reported) when the file changes
+    if config is None or config.name != game.name:
+        # Not parsed again at every look (every second): only once the file changes.
+        _UNUSABLE_LEGACY[path] = digest
+        return
+    game.file_applied = legacy_applied(session, game, config)
+
+
+#: Unchanged files of games loaded by an older judge that this judge cannot use, by path,
+#: with the digest found so.
+_UNUSABLE_LEGACY: dict[Path, str] = {}
 
 
 def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
@@ -922,16 +934,10 @@ def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime
         own = player.timezone or zone
         if own != zone:
             lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
-        mail = judge.renderer.render(
-            "player/notice.txt.j2",
-            judge_name=judge.settings.name,
-            game_name=game.name,
-            power=player.power,
-            subject=f"New deadline for {game.name} {game.phase}",
-            paragraphs=["\n".join(lines)],
-        )
-        queue_mail(session, judge, to=player.address, mail=mail, kind="deadline", now=now,
-                   game_id=game.id)  # fmt: skip
+        _tell_player(
+            session, judge, game, player, player.address,
+            f"New deadline for {game.name} {game.phase}", now, "\n".join(lines), kind="deadline",
+        )  # fmt: skip
 
 
 def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetime) -> list[str]:
