@@ -370,27 +370,52 @@ def _add_implied(
     rules: Rules,
 ) -> None:
     """House rule 3.8: a support or convoy also orders the supported unit, if it has none."""
-    for prov, order in list(orders.items()):
-        power = chosen[prov][0]
-        target: str | None = None
-        implied: Order | None = None
-        if type(order) is SupportMove:
-            target = order.target
-            unit = position.units[target]
-            implied = Move(unit.type, unit.location, order.destination)
-        elif type(order) is Convoy:
-            target = order.target
-            unit = position.units[target]
-            implied = Move(unit.type, unit.location, order.destination, True)
-        if target is None or implied is None or target in orders:
+    given: dict[str | None, list[Order]] = {}
+    for prov, order in orders.items():
+        given.setdefault(chosen[prov][0], []).append(order)
+    for power, its_orders in given.items():
+        for prov, move in implied_moves(position, power, its_orders, rules, orders).items():
+            if prov not in orders:  # not implied by another power's order already
+                orders[prov] = move
+                chosen[prov] = (power, move, "")
+
+
+def implied_moves(
+    position: Position,
+    power: str | None,
+    orders: Iterable[Order],
+    rules: Rules,
+    taken: Iterable[str] = (),
+) -> dict[str, Order]:
+    """House rule 3.8 (``rules.implied_orders``; nothing without it): the moves that the
+    supports and convoys among ``power``'s ``orders`` imply, by province, checked as
+    ``power``'s orders.
+
+    Only a unit of the supporting unit's own owner is ordered so, and only one without an
+    order of its own (in ``orders`` or ``taken``); an illegal implied move is dropped (the
+    unit holds); the first order that implies a move for a unit decides it.  The
+    adjudicator uses it, and the judge asks it what a power still owes.
+    """
+    if not rules.implied_orders or position.phase.kind is not PhaseKind.MOVEMENT:
+        return {}
+    orders = list(orders)
+    skip = set(taken) | {order.province for order in orders}
+    found: dict[str, Order] = {}
+    for order in orders:
+        if type(order) is not SupportMove and type(order) is not Convoy:
             continue
-        if position.units[target].power != position.units[prov].power:
+        giver = position.units.get(order.province)
+        target = position.units.get(order.target)
+        if giver is None or target is None or target.power != giver.power:
             continue
+        if target.province in skip or target.province in found:
+            continue
+        move = Move(target.type, target.location, order.destination, type(order) is Convoy)
         try:
-            orders[target] = check_movement(position, power, implied, rules)
+            found[target.province] = check_movement(position, power, move, rules)
         except OrderError:
             continue
-        chosen[target] = (power, orders[target], "")
+    return found
 
 
 def _used_fleets(convoy_fleets: dict[str, list[str]], order: Order) -> list[str]:

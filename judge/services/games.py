@@ -15,15 +15,14 @@ from judge.config import GameConfig, load_game_config, rules_from_dict, rules_to
 from judge.db import queries
 from judge.db.models import Game, PhaseRecord, Player
 from judge.engine.adjudicator import Adjudication, adjudicate
+from judge.engine.adjudicator import implied_moves as engine_implied_moves
 from judge.engine.board import standard_map
 from judge.engine.document import (
     adjudication_to_document,
     position_from_document,
     position_to_document,
 )
-from judge.engine.errors import OrderError
-from judge.engine.legality import check_movement
-from judge.engine.notation import implied_orders, parse_order
+from judge.engine.notation import parse_order
 from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
@@ -670,32 +669,11 @@ def implied_moves(
     position: Position, power: str, orders: Iterable[Order], rules: Rules
 ) -> list[Order]:
     """The moves ``power``'s supports and convoys order for its own units that have no
-    order of their own, under house rule 3.8 (``rules.implied_orders``; none without it),
-    as the adjudicator will use them: such a unit is ordered, not owed.
-
-    Only legal moves count (an illegal one is dropped by the adjudicator and the unit
-    holds); the first order that implies a move for a unit decides it.
-    """
-    if not rules.implied_orders or position.phase.kind is not PhaseKind.MOVEMENT:
-        return []
-    orders = list(orders)
-    own = {order.province for order in orders}
-    found: dict[str, Order] = {}
-    for order in orders:
-        giver = position.units.get(order.province)
-        if giver is None or giver.power != power:
-            continue  # an order for another power's unit (proxies) implies nothing
-        for implied in implied_orders(order):
-            unit = position.units.get(implied.province)
-            if unit is None or unit.power != power:
-                continue
-            if unit.province in own or unit.province in found:
-                continue
-            try:
-                found[unit.province] = check_movement(position, power, implied, rules)
-            except OrderError:
-                continue
-    return list(found.values())
+    order of their own, under house rule 3.8, as the adjudicator will use them
+    (:func:`judge.engine.adjudicator.implied_moves`): such a unit is ordered, not owed.
+    An order for another power's unit (proxies) implies nothing for ``power``."""
+    own = [o for o in orders if (u := position.units.get(o.province)) and u.power == power]
+    return list(engine_implied_moves(position, power, own, rules).values())
 
 
 @dataclass(frozen=True)
