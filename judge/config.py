@@ -107,6 +107,8 @@ class JudgeSettings:
     parent); ``database_url``: any SQLAlchemy URL (default SQLite under ``var_dir``);
     ``timezone``: for players and games that name none (default ``UTC``);
     ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000);
+    ``replies_per_hour``, ``loop_replies_per_hour``, ``signed_replies_per_hour``: the
+    reply rations per address (defaults 30, 3 and 100; see docs/mail.md);
     ``tick_seconds``: how often ``judge serve``'s loops look at the database when nothing
     woke them (default 1.0: deadlines, retries of mail that failed);
     ``worker_processes``: ``judge serve`` processes stored mail and sends mail in two
@@ -123,8 +125,17 @@ class JudgeSettings:
     database_url: str = ""
     timezone: str = "UTC"
     max_message_bytes: int = 1_000_000
-    #: Replies to one sender per hour, at most (a last defence against mail loops).
+    #: Replies per hour to one address for mail that did not sign on, at most (a last
+    #: defence against mail loops and floods; strangers can fill it, so it never holds
+    #: back the answer to a signed-on message).
     replies_per_hour: int = 30
+    #: Of those, replies to mail that may be a robot's (nothing in it was read, it was too
+    #: large, or it answers the judge's own mail): a loop between two programs that strip
+    #: the headers marking automatic mail stops after this many.
+    loop_replies_per_hour: int = 3
+    #: Replies per hour to one address for signed-on mail (right password), at most:
+    #: generous for a player revising orders, a bound for a stolen password.
+    signed_replies_per_hour: int = 100
     tick_seconds: float = 1.0
     worker_processes: bool = True
     gather_seconds: float = 0.05
@@ -158,7 +169,8 @@ def load_settings(path: Path | None) -> JudgeSettings:
             )
     known = {
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
-        "replies_per_hour", "games_dir", "tick_seconds", "worker_processes", "gather_seconds",
+        "replies_per_hour", "loop_replies_per_hour", "signed_replies_per_hour", "games_dir",
+        "tick_seconds", "worker_processes", "gather_seconds",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -173,6 +185,8 @@ def load_settings(path: Path | None) -> JudgeSettings:
         timezone=_zone(judge.get("timezone", "UTC"), f"{path}: [judge] timezone"),
         max_message_bytes=_int(judge, "max_message_bytes", 1_000_000, f"{path}: [judge]"),
         replies_per_hour=_int(judge, "replies_per_hour", 30, f"{path}: [judge]"),
+        loop_replies_per_hour=_int(judge, "loop_replies_per_hour", 3, f"{path}: [judge]"),
+        signed_replies_per_hour=_int(judge, "signed_replies_per_hour", 100, f"{path}: [judge]"),
         tick_seconds=_seconds(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
         worker_processes=_bool(judge, "worker_processes", True, f"{path}: [judge]"),
         gather_seconds=_seconds(judge, "gather_seconds", 0.05, f"{path}: [judge]", upto=5),

@@ -276,22 +276,27 @@ def inbound_rows(session: Session, ids: Sequence[int]) -> dict[int, InboundMessa
 # -- outbox -----------------------------------------------------------------------------
 
 
-def reply_counts(session: Session, addresses: Iterable[str], since: datetime) -> dict[str, int]:
-    """Replies and confirmations queued to each address since ``since`` (absent: none)."""
+def reply_counts(
+    session: Session, addresses: Iterable[str], since: datetime, kinds: Iterable[str]
+) -> dict[str, dict[str, int]]:
+    """How many mails of each of ``kinds`` were queued to each address since ``since``:
+    ``{address: {kind: count}}`` (absent: none)."""
     wanted = sorted(set(addresses))
-    counts: dict[str, int] = {}
+    kinds = sorted(set(kinds))
+    counts: dict[str, dict[str, int]] = {}
     for start in range(0, len(wanted), _IN_CHUNK):
         chunk = wanted[start : start + _IN_CHUNK]
         rows = session.execute(
-            select(OutboundMessage.to_addr, func.count(OutboundMessage.id))
+            select(OutboundMessage.to_addr, OutboundMessage.kind, func.count(OutboundMessage.id))
             .where(
                 OutboundMessage.to_addr.in_(chunk),
-                OutboundMessage.kind.in_(("confirm", "reply")),
+                OutboundMessage.kind.in_(kinds),
                 OutboundMessage.created_at >= since,
             )
-            .group_by(OutboundMessage.to_addr)
+            .group_by(OutboundMessage.to_addr, OutboundMessage.kind)
         )
-        counts.update({address: count for address, count in rows})
+        for address, kind, count in rows:
+            counts.setdefault(address, {})[kind] = count
     return counts
 
 

@@ -23,9 +23,10 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from email.utils import parseaddr
 
-from judge.mail.decode import IncomingMail
+from judge.mail.decode import IncomingMail, read_body
 
 __all__ = [
+    "JUDGE_REPLY_LINES",
     "REPLY_REASONS",
     "RULES",
     "Rule",
@@ -177,6 +178,35 @@ def _robot_subject(inp: RuleInput) -> str | None:
     return subject if _ROBOT_SUBJECT.match(subject) else None
 
 
+#: How many lines at the top of the body the "judge reply" rule reads (its cost is bounded
+#: whatever the size of the message).
+JUDGE_REPLY_LINES = 40
+
+# The first line a judge's automatic reply starts with: the header of an order
+# confirmation (":: Judge: <name>  Game: ...", the njudge's and ours), and the openings of
+# this judge's other replies (judge/services/inbound.py: nothing read, HELP, too large;
+# tests/test_mail_loops.py checks the real replies against it).  Matched at the start of
+# the first line read, never in quoted text: a player answering a reply quotes it.
+_JUDGE_REPLY = re.compile(
+    r"::\s*judge\s*:"
+    r"|this judge found no commands or orders in your message\."
+    r"|send commands in the body of an email, one per line:"
+    r"|your message of [\d,]{1,20} bytes is larger than this judge reads",
+    re.IGNORECASE,
+)
+
+
+def _judge_reply(inp: RuleInput) -> str | None:
+    """Another judge's (or this judge's own) automatic reply, known by its first line when
+    a relay has stripped the headers that mark it: two judges would answer each other."""
+    top = inp.mail.text.split("\n", JUDGE_REPLY_LINES)[:JUDGE_REPLY_LINES]
+    # Only what is read counts: the lines before a quote or a signature.
+    first = next((line.strip() for line in read_body("\n".join(top)).lines if line.strip()), "")
+    if _JUDGE_REPLY.match(first[:200]):
+        return repr(first if len(first) <= 100 else first[:97] + "...")
+    return None
+
+
 def _mailing_list(inp: RuleInput) -> str | None:
     """Mail from a mailing list is never a player writing to the judge."""
     for name, label in (("list-id", "List-Id"), ("list-unsubscribe", "List-Unsubscribe")):
@@ -251,6 +281,7 @@ RULES: tuple[Rule, ...] = (
     Rule("own address", _own_address),
     Rule("robot sender", _robot_sender),
     Rule("auto-reply subject", _robot_subject),
+    Rule("judge reply", _judge_reply),
     Rule("no sender", _no_sender),
     # Last: the only refusal that is answered, so only when no silent rule applies.
     Rule("too large", _too_large, reply=True),

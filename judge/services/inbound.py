@@ -15,7 +15,7 @@ import re
 import textwrap
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timedelta
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -42,7 +42,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.mail.decode import BodyText, IncomingMail, decode, read_body
-from judge.mail.rules import refuse_reason
+from judge.mail.rules import deserves_reply, refuse_reason
 from judge.presenters import (
     adjustment_status,
     echo_lines,
@@ -304,8 +304,8 @@ class _BatchCache:
     order_phases: set[tuple[int, int]] = field(default_factory=set)
     #: The order rows changed and not yet written.
     writes: _OrderWrites = field(default_factory=_OrderWrites)
-    #: Replies to an address in the last hour (the reply ration), once counted.
-    replies: dict[str, int] = field(default_factory=dict)
+    #: Replies to an address in the last hour, by kind (the reply rations), once counted.
+    replies: dict[str, dict[str, int]] = field(default_factory=dict)
 
 
 def _write_orders(session: Session, cache: _BatchCache) -> None:
@@ -341,10 +341,26 @@ class _Reply:
     not_read: list[str] = field(default_factory=list)
     #: The message held no line to read at all.
     nothing_read: bool = False
+    #: The outbox kind of the reply (see :data:`REPLY_KINDS`), which says its ration.
+    kind: str = "reply"
+    #: How many entries of each quoted list were left out of the reply, by list name
+    #: ("ignored", "rejected", "not_read"; see :func:`_bound_reply`).
+    left_out: dict[str, int] = field(default_factory=dict)
 
 
 #: The longest address SMTP carries (RFC 5321: a 256-octet path less its brackets).
 MAX_ADDRESS_LENGTH = 254
+
+#: What a reply quotes from the message is an excerpt (junk from a forged address must not
+#: come back to that address at full size): each list it quotes (lines not read, lines
+#: refused, what was left out of the message) shows at most this many entries...
+MAX_QUOTED_LINES = 20
+#: ...each cut to this many characters, and says how much more it left out.
+MAX_QUOTED_CHARS = 200
+#: The subject echoed in the reply's subject, at most this many characters.
+MAX_SUBJECT_ECHO = 200
+#: A reason or an action, which may quote a word of the message, at most this many.
+MAX_REASON_CHARS = 500
 
 #: Absences are bounded, as judges do: length of one, and how many a player may take.
 MAX_ABSENCE_DAYS = 14
@@ -418,28 +434,38 @@ def handle(
     which writes the order rows it holds (:func:`_write_orders`) before committing.
     """
     raw = row.raw
-    if len(raw) > judge.settings.max_message_bytes:
+    size = _original_size(row)
+    if size > judge.settings.max_message_bytes:
         # Only the header is needed to refuse politely; decoding megabytes is not.
         raw = _header_block(raw)
     mail = decode(raw)
     reason = refuse_reason(
         mail,
-        len(row.raw),
+        size,
         own_addresses={judge.settings.address},
         loop_tag=judge.settings.address,
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
+    # The subject comes back in the reply's subject: an excerpt of it, like every other
+    # part of the message a reply quotes.
+    mail = replace(mail, subject=_cut(mail.subject, MAX_SUBJECT_ECHO, note=False))
     if reason is not None:
         row.state = "ignored"
         row.reason = reason
-        if reason.startswith("too large") and mail.sender:
-            _note_reply(cache, mail.sender)
+        if deserves_reply(reason) and mail.sender:
+            # Too large: answered, but under the tight ration (a person needs to be told
+            # once or twice; sixty oversized mails an hour are not a person).
+            spent = _rate_limited(session, judge, mail.sender, now, cache, "refusal")
+            if spent is not None:
+                row.reason = f"{reason}; not answered: {spent}"
+                return
             _reply(session, judge, row, mail, now, _Reply(paragraphs=[
-                f"Your message of {len(row.raw):,} bytes is larger than this judge reads "
+                f"Your message of {size:,} bytes is larger than this judge reads "
                 f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
                 "as plain text, without attachments."
-            ]), cache)  # fmt: skip
+            ], kind="refusal"), cache)  # fmt: skip
+            _note_reply(cache, mail.sender, "refusal")
         return
     if not mail.sender:
         row.state = "ignored"
@@ -457,18 +483,217 @@ def handle(
         or any(command.name != "ORDERS" for command in commands)
         or bool(conversation.reply.rejected)
     )
-    conversation.reply.not_read = _not_read(mail, body, conversation, read=understood)
-    conversation.reply.nothing_read = not understood
-    if _rate_limited(session, judge, mail.sender, now, cache):
+    reply = conversation.reply
+    reply.not_read = _not_read(mail, body, conversation, read=understood)
+    reply.nothing_read = not understood
+    reply.kind = _reply_kind(conversation, judge, understood)
+    _bound_reply(reply)
+    if reply.kind == "confirm":
+        # The confirmation lists its quotes under its own headings; what was left out of
+        # them is said among the actions at its top.
+        reply.actions += _left_out_notes(reply)
+        reply.left_out = {}
+    spent = _rate_limited(session, judge, mail.sender, now, cache, reply.kind)
+    if spent is not None:
         # The commands were carried out; only the answer is held back, as a last defence
-        # against a mail loop with a robot the header rules did not recognise.
-        row.reason = f"rate limit: more than {judge.settings.replies_per_hour} replies an hour"
+        # against a mail loop with a robot the rules did not recognise.
+        row.reason = spent
     else:
         conversation.finish(row)
-        _note_reply(cache, mail.sender)
+        _note_reply(cache, mail.sender, reply.kind)
         if conversation.signed is not None and conversation.signed.copy_to:
-            _note_reply(cache, conversation.signed.copy_to)
+            _note_reply(cache, conversation.signed.copy_to, "confirm")
     row.state = "done"
+
+
+def _original_size(row: InboundMessage) -> int:
+    """The size of the message as received, in bytes.
+
+    The one place that asks: while the whole message is stored this is the length of
+    ``row.raw``; once storing keeps only a bounded prefix of an oversized message, it is
+    the size recorded on the row.
+    """
+    return len(row.raw)
+
+
+# -- the reply rations ----------------------------------------------------------------
+
+#: The outbox kinds of the reply to one message, each counted in its rations
+#: (:func:`_rate_limited`): replies to signed-on mail ...
+SIGNED_KINDS = ("confirm", "reply-signed")
+#: ... replies to mail that may be a robot's: it carried out no command (nothing in it
+#: was read, or every line was refused), or it answers the judge's own mail without
+#: signing on ("reply-loop"); too large ("refusal") ...
+LOOP_KINDS = ("reply-loop", "refusal")
+#: ... and every reply to mail that did not sign on.
+UNSIGNED_KINDS = ("reply", *LOOP_KINDS)
+REPLY_KINDS = (*SIGNED_KINDS, *UNSIGNED_KINDS)
+
+
+def _reply_kind(conversation: _Conversation, judge: Judge, understood: bool) -> str:
+    """The kind of the reply a message gets, which says the rations it counts in."""
+    signed = conversation.signed
+    if signed is not None:
+        # As _Conversation.finish chooses: a player of a started game gets a confirmation.
+        if signed.player is not None and signed.game.phase is not None:
+            return "confirm"
+        return "reply-signed"
+    # Mail that carried out no command (nothing in it read, or every line refused) gets
+    # an answer that carries out none either: two programs answering each other so (one
+    # judge's refusal, quoted, is the other's refused line) are a loop.
+    did_nothing = not (understood and (conversation.reply.paragraphs or conversation.reply.actions))
+    if did_nothing or _answers_own_mail(conversation.mail, judge):
+        return "reply-loop"
+    return "reply"
+
+
+def _answers_own_mail(mail: IncomingMail, judge: Judge) -> bool:
+    """Whether ``mail`` names one of the judge's own Message-IDs in In-Reply-To or
+    References (a relay may strip the headers that mark automatic mail; these stay)."""
+    domain = judge.settings.address.rpartition("@")[2].strip().lower()
+    if not domain:
+        return False
+    ours = f"@{domain}>"
+    ids = [mail.in_reply_to or "", *mail.references]
+    return any(i.strip().lower().endswith(ours) for i in ids)
+
+
+def _rate_limited(
+    session: Session, judge: Judge, address: str, now: datetime, cache: _BatchCache, kind: str
+) -> str | None:
+    """Why a reply of ``kind`` to ``address`` must be held back: the reason, when one of
+    its rations for the last hour is spent; else ``None``.
+
+    Replies to signed-on mail count only against each other: a stranger forging a
+    player's From cannot spend them.  Every other reply counts in ``replies_per_hour``,
+    and those that may be a robot's also in the much smaller ``loop_replies_per_hour``.
+    """
+    if address not in cache.replies:
+        _count_replies(session, judge, {address}, now, cache)
+    counts = cache.replies[address]
+    settings = judge.settings
+
+    def spent(kinds: Sequence[str], limit: int) -> bool:
+        return sum(counts.get(k, 0) for k in kinds) >= limit
+
+    if kind in SIGNED_KINDS:
+        if spent(SIGNED_KINDS, settings.signed_replies_per_hour):
+            return (
+                f"rate limit: more than {settings.signed_replies_per_hour} replies an hour "
+                "to signed-on mail"
+            )
+        return None
+    if kind in LOOP_KINDS and spent(LOOP_KINDS, settings.loop_replies_per_hour):
+        return (
+            f"rate limit: more than {settings.loop_replies_per_hour} replies an hour to mail "
+            "that carried out no command, was too large or answered the judge's own mail"
+        )
+    if spent(UNSIGNED_KINDS, settings.replies_per_hour):
+        return f"rate limit: more than {settings.replies_per_hour} replies an hour"
+    return None
+
+
+def _count_replies(
+    session: Session, judge: Judge, addresses: set[str], now: datetime, cache: _BatchCache
+) -> None:
+    """Count the replies of the last hour to each of ``addresses``, by kind (one query
+    for all)."""
+    addresses = {a for a in addresses if a not in cache.replies}
+    if not addresses:
+        return
+    since = now - timedelta(hours=1)
+    # The replies this transaction queued are counted by _note_reply, not by the query:
+    # no flush is needed first.
+    with session.no_autoflush:
+        counts = queries.reply_counts(session, addresses, since, REPLY_KINDS)
+    for address in addresses:
+        cache.replies[address] = counts.get(address, {})
+
+
+def _note_reply(cache: _BatchCache, address: str, kind: str) -> None:
+    """Count a reply of ``kind`` queued to ``address`` in the transaction's rations, once
+    counted."""
+    counts = cache.replies.get(address)
+    if counts is not None:
+        counts[kind] = counts.get(kind, 0) + 1
+
+
+# -- what a reply quotes --------------------------------------------------------------
+
+
+def _cut(text: str, limit: int, *, note: bool = True) -> str:
+    """``text``, or its first ``limit`` characters and ``...`` (with ``note``, also how
+    many characters were left out)."""
+    if len(text) <= limit:
+        return text
+    if not note:
+        return text[:limit] + "..."
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# A word longer than a quoted line may be: a run of that many characters and one more.
+_LONG_WORD = re.compile(rf"\S{{{MAX_QUOTED_CHARS}}}\S+")
+
+
+def _explained(text: str) -> str:
+    """A reason or an action for the reply: each word of it longer than
+    :data:`MAX_QUOTED_CHARS` (a word of the message it quotes) cut, and the whole at most
+    :data:`MAX_REASON_CHARS` characters."""
+    text = _LONG_WORD.sub(lambda m: _cut(m.group(), MAX_QUOTED_CHARS), text)
+    return _cut(text, MAX_REASON_CHARS)
+
+
+def _bound_reply(reply: _Reply) -> None:
+    """Cut what ``reply`` quotes from the message to an excerpt: at most
+    :data:`MAX_QUOTED_LINES` entries of each list, each of at most
+    :data:`MAX_QUOTED_CHARS` characters (a reason, which may quote a word of the
+    message, at most :data:`MAX_REASON_CHARS`); ``reply.left_out`` counts the entries
+    left out.  A paragraph that repeats an earlier one (the answer to a command written
+    twice) is dropped."""
+    reply.paragraphs = list(dict.fromkeys(reply.paragraphs))
+    reply.actions = [_explained(a) for a in dict.fromkeys(reply.actions)]
+    if len(reply.actions) > MAX_QUOTED_LINES:
+        more = len(reply.actions) - MAX_QUOTED_LINES
+        reply.actions = reply.actions[:MAX_QUOTED_LINES]
+        reply.actions.append(f"({more:,} more lines of this kind are left out of this reply.)")
+    kept = reply.ignored[:MAX_QUOTED_LINES]
+    reply.left_out["ignored"] = len(reply.ignored) - len(kept)
+    reply.ignored = [_cut(line, MAX_QUOTED_CHARS) for line in kept]
+    refused = reply.rejected[:MAX_QUOTED_LINES]
+    reply.left_out["rejected"] = len(reply.rejected) - len(refused)
+    reply.rejected = [
+        {"line": _cut(r["line"], MAX_QUOTED_CHARS), "reason": _explained(r["reason"])}
+        for r in refused
+    ]
+    unread = reply.not_read[:MAX_QUOTED_LINES]
+    reply.left_out["not_read"] = len(reply.not_read) - len(unread)
+    reply.not_read = [_explained(item) for item in unread]
+    reply.left_out = {name: count for name, count in reply.left_out.items() if count}
+
+
+#: What each list of a reply holds, for the line saying how much of it was left out.
+_LEFT_OUT = {
+    "ignored": ("line not read as orders or commands", "lines not read as orders or commands"),
+    "rejected": ("refused line", "refused lines"),
+    "not_read": ("part not read", "parts not read"),
+}
+
+
+def _left_out_note(name: str, count: int) -> str:
+    """The line saying that ``count`` entries of list ``name`` were left out."""
+    one, many = _LEFT_OUT[name]
+    verb = "is" if count == 1 else "are"
+    return f"({count:,} more {one if count == 1 else many} {verb} left out of this reply.)"
+
+
+def _left_out_notes(reply: _Reply) -> list[str]:
+    """The lines saying what was left out of the reply's lists, in their order."""
+    return [_left_out_note(name, n) for name in _LEFT_OUT if (n := reply.left_out.get(name))]
+
+
+def _more(left_out: dict[str, int], name: str) -> str:
+    """A new line saying how much of list ``name`` was left out ("" for nothing)."""
+    return f"\n{_left_out_note(name, left_out[name])}" if left_out.get(name) else ""
 
 
 def _not_read(
@@ -516,37 +741,6 @@ def _not_read_paragraph(items: Sequence[str]) -> str:
             )
         )  # fmt: skip
     return "\n".join(lines)
-
-
-def _rate_limited(
-    session: Session, judge: Judge, address: str, now: datetime, cache: _BatchCache
-) -> bool:
-    """Whether ``address`` already had its ration of replies in the last hour."""
-    if address not in cache.replies:
-        _count_replies(session, judge, {address}, now, cache)
-    return cache.replies[address] >= judge.settings.replies_per_hour
-
-
-def _count_replies(
-    session: Session, judge: Judge, addresses: set[str], now: datetime, cache: _BatchCache
-) -> None:
-    """Count the replies of the last hour to each of ``addresses`` (one query for all)."""
-    addresses = {a for a in addresses if a not in cache.replies}
-    if not addresses:
-        return
-    since = now - timedelta(hours=1)
-    # The replies this transaction queued are counted by _note_reply, not by the query:
-    # no flush is needed first.
-    with session.no_autoflush:
-        counts = queries.reply_counts(session, addresses, since)
-    for address in addresses:
-        cache.replies[address] = counts.get(address, 0)
-
-
-def _note_reply(cache: _BatchCache, address: str) -> None:
-    """Count a reply queued to ``address`` in the transaction's ration, once counted."""
-    if address in cache.replies:
-        cache.replies[address] += 1
 
 
 class _Conversation:
@@ -1189,18 +1383,22 @@ def _reply(
     reply: _Reply, cache: _BatchCache,
 ) -> None:  # fmt: skip
     paragraphs = list(reply.paragraphs)
+    left_out = reply.left_out
     for item in reply.rejected:
         reason = item["reason"]
         paragraphs.append(f"> {item['line']}\n{reason[:1].upper()}{reason[1:]}.")
+    if "rejected" in left_out:
+        paragraphs.append(_more(left_out, "rejected").lstrip("\n"))
     if reply.ignored:
         paragraphs.append(
             "These lines were not read as orders or commands:\n"
             + "\n".join(f"> {line}" for line in reply.ignored)
+            + _more(left_out, "ignored")
         )
     if reply.nothing_read:
         paragraphs.insert(0, "This judge found no commands or orders in your message.")
     if reply.not_read:
-        paragraphs.append(_not_read_paragraph(reply.not_read))
+        paragraphs.append(_not_read_paragraph(reply.not_read) + _more(left_out, "not_read"))
     if reply.nothing_read or not paragraphs:
         paragraphs.append(
             "Write your commands and orders in the body of the message itself, as plain\n"
@@ -1218,7 +1416,7 @@ def _reply(
         judge,
         to=mail.sender,
         mail=rendered,
-        kind="reply",
+        kind=reply.kind,
         now=now,
         inbound_id=row.id,
         in_reply_to=mail.message_id,
