@@ -228,3 +228,44 @@ def test_hand_built_mail_without_header_list() -> None:
 def test_rules_never_raise(raw: bytes, size: int) -> None:
     result = reason(raw, size)
     assert result is None or reason_code(result) in {rule.name for rule in RULES}
+
+
+def test_judge_reply() -> None:
+    # A judge's automatic reply with its headers stripped by a relay: known by the first
+    # line read (the njudge's and this judge's confirmation header, this judge's openings).
+    for first in (
+        ":: Judge: USEF  Game: winter01  Variant: Standard",
+        "This judge found no commands or orders in your message.",
+        "Send commands in the body of an email, one per line:",
+        "Your message of 1,234,567 bytes is larger than this judge reads (1,000,000 bytes).",
+    ):
+        shown = first if len(first) <= 100 else first[:97] + "..."
+        assert reason(message(body=f"\n{first}\nmore text\n")) == f"judge reply: {shown!r}", first
+    assert not deserves_reply("judge reply: ':: Judge: X'")
+
+
+def test_a_player_quoting_a_judge_reply_is_no_judge_reply() -> None:
+    confirmation = ":: Judge: TESTJUDGE  Game: test01  Variant: Standard\n:: Deadline: S1901M\n"
+    quoted = "".join(f"> {line}\n" for line in confirmation.splitlines())
+    # Answered above the quote, below it (interleaved), or above Outlook's header block.
+    assert reason(message(body=f"SIGNON Etest01 pw\nF Lon-NTH\n\n{quoted}")) is None
+    assert reason(message(body=f"{quoted}\nSIGNON Etest01 pw\n")) is None
+    outlook = (
+        "SIGNON Etest01 pw\nF Lon-NTH\n\n-----Original Message-----\nFrom: judge@example.org\n"
+        f"Sent: Monday\nTo: ann@example.net\nSubject: Re: orders\n\n{confirmation}"
+    )
+    assert reason(message(body=outlook)) is None
+    # The mark counts at the start of the first line only.
+    assert reason(message(body="Hello\n:: Judge: X\n")) is None
+    assert (
+        reason(message(body="I think this judge found no commands or orders in your message.\n"))
+        is None
+    )
+
+
+def test_judge_reply_reads_only_the_top_of_a_long_body() -> None:
+    # Forty lines at most: a mark further down, after a megabyte of blank lines, is not seen.
+    assert reason(message(body="\n" * 39 + ":: Judge: X\n")) == "judge reply: ':: Judge: X'"
+    assert reason(message(body="\n" * 40 + ":: Judge: X\n")) is None
+    raw = message(body="\n" * 1_000_000 + ":: Judge: X\n")
+    assert refuse_reason(decode(raw), 1, own_addresses=OWN, loop_tag=LOOP, max_size=10**9) is None
