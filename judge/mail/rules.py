@@ -11,7 +11,7 @@ Which refusals get a reply:
   nothing happened).  It is checked last, so a message that is also a bounce, an
   auto-reply or a loop is refused silently under that rule instead.
 * Every other reason gets **silence**: answering a bounce, an out-of-office reply, a
-  mailing list or our own mail is how mail loops start.
+  mailing list, another judge's automatic reply or our own mail is how mail loops start.
 
 Use :func:`deserves_reply` rather than comparing strings.
 """
