@@ -250,19 +250,39 @@ def insert_inbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_INBOUND), list(rows))
 
 
-def pending_inbound_ids(session: Session, max_attempts: int) -> list[int]:
-    """The stored messages still to process (new, or failed fewer than ``max_attempts``
-    times), oldest first."""
-    return list(
-        session.scalars(
-            select(InboundMessage.id)
+def pending_inbound(session: Session) -> list[tuple[int, int]]:
+    """The stored messages still to process (new, or failed and not parked), oldest
+    first: (id, attempts so far)."""
+    rows = session.execute(
+        select(InboundMessage.id, InboundMessage.attempts)
+        .where(InboundMessage.state.in_(("new", "failed")))
+        .order_by(InboundMessage.id)
+    )
+    return [(inbound_id, attempts) for inbound_id, attempts in rows]
+
+
+def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> None:
+    """Add ``step`` to the attempts of the messages ``ids`` still to process."""
+    for start in range(0, len(ids), _IN_CHUNK):
+        session.execute(
+            update(_INBOUND)
             .where(
-                InboundMessage.state.in_(("new", "failed")),
-                InboundMessage.attempts < max_attempts,
+                _INBOUND.c.id.in_(ids[start : start + _IN_CHUNK]),
+                _INBOUND.c.state.in_(("new", "failed")),
             )
-            .order_by(InboundMessage.id)
+            .values(attempts=_INBOUND.c.attempts + step)
+        )
+
+
+def inbound_raws(session: Session, ids: Sequence[int]) -> dict[int, tuple[bytes, int]]:
+    """The stored bytes of the messages ``ids`` still to process, with each one's size
+    as received, by id."""
+    rows = session.execute(
+        select(_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.size).where(
+            _INBOUND.c.id.in_(ids), _INBOUND.c.state.in_(("new", "failed"))
         )
     )
+    return {i: (raw, size if size is not None else len(raw)) for i, raw, size in rows}
 
 
 def inbound_rows(session: Session, ids: Sequence[int]) -> dict[int, InboundMessage]:
