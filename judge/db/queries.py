@@ -339,11 +339,11 @@ def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
 
 
 def claim_outbox(
-    session: Session, ids: Sequence[int], at: datetime, until: datetime
+    session: Session, ids: Sequence[int], at: datetime, until: datetime, owner: str | None = None
 ) -> list[tuple[OutboundMessage, datetime | None]]:
     """Take the messages ``ids`` that are still queued and due at ``at``: count an attempt
-    and hold them until ``until``.  Returns them oldest first, each with the
-    ``next_attempt_at`` it had before.
+    and hold them until ``until`` for ``owner`` (the sender process).  Returns them oldest
+    first, each with the ``next_attempt_at`` it had before.
 
     The UPDATE's WHERE is the test, so two senders cannot both win a message: on
     PostgreSQL the second waits for the first's row locks and then finds the rows
@@ -364,7 +364,7 @@ def claim_outbox(
             OutboundMessage.state == OutboundState.QUEUED,
             _due(at),
         )
-        .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until)
+        .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until, claimed_by=owner)
         .returning(OutboundMessage.id)
         .execution_options(synchronize_session=False)
     )
@@ -391,16 +391,47 @@ def release_outbox(
                 OutboundMessage.state == OutboundState.QUEUED,
                 OutboundMessage.next_attempt_at == message.next_attempt_at,
             )
-            .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
+            .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due, claimed_by=None)
             .execution_options(synchronize_session=False)
         )
+
+
+def outbox_claimants(session: Session, at: datetime) -> list[str]:
+    """The sender processes holding queued messages at ``at``."""
+    return list(
+        session.scalars(
+            select(OutboundMessage.claimed_by)
+            .where(
+                OutboundMessage.state == OutboundState.QUEUED,
+                OutboundMessage.claimed_by.is_not(None),
+                OutboundMessage.next_attempt_at > at,
+            )
+            .distinct()
+        )
+    )
+
+
+def release_claims_of(session: Session, owner: str) -> int:
+    """Make the queued messages that ``owner`` holds due at once (it is gone); return how
+    many.  The attempt it counted stays counted."""
+    result = session.execute(
+        update(_OUTBOX)
+        .where(_OUTBOX.c.claimed_by == owner, _OUTBOX.c.state == OutboundState.QUEUED)
+        .values(next_attempt_at=None, claimed_by=None)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 #: One statement for any number of messages (run as an executemany).
 _MARK_SENT = (
     update(_OUTBOX)
     .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
-    .values(state=OutboundState.SENT, sent_at=bindparam("when_sent"), next_attempt_at=None)
+    .values(
+        state=OutboundState.SENT,
+        sent_at=bindparam("when_sent"),
+        next_attempt_at=None,
+        claimed_by=None,
+    )
 )
 
 
