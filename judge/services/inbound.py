@@ -455,11 +455,16 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
             subject = subject[: PARKED_SUBJECT_CHARS - 3] + "..."
         mail = dataclasses.replace(mail, subject=subject)
         _reply(session, judge, row, mail, now, _Reply(paragraphs=[
-            f"This judge could not process your message of "
-            f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
-            "and could not be finished. Nothing in it was carried out.",
-            "The message is kept, and the keeper of this judge (or your game master) can "
-            "look at it. Please send your commands again in a short plain-text message.",
+            _wrapped(
+                f"This judge could not process your message of "
+                f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
+                "and could not be finished. Nothing in it was carried out."
+            ),
+            _wrapped(
+                "The message is kept, and the keeper of this judge (or your game master) "
+                "can look at it. Please send your commands again in a short plain-text "
+                "message."
+            ),
         ]), cache)  # fmt: skip
         _write_orders(session, cache)
     return "parked"
