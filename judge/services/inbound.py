@@ -240,6 +240,8 @@ def process_pending(
         if attempts >= MAX_ATTEMPTS:
             park(sessions, judge, inbound_id, now())
             done += 1
+    if done and after_batch is not None:
+        after_batch()  # the answers to parked messages
     waiting = [(i, n) for i, n in pending if n < MAX_ATTEMPTS]
     # Python's sort is stable: id order, except that suspects go last.
     waiting.sort(key=lambda item: item[1] >= 2)
