@@ -203,7 +203,7 @@ def cmd_inject(args: argparse.Namespace) -> int:
         return 2
     now = _now(args)
     with app.store_sessions() as session, session.begin():
-        row, new = receive(session, raw, now)
+        row, new = receive(session, raw, now, max_bytes=app.judge.settings.max_message_bytes)
         inbound_id = row.id
         if not new:
             print(f"already received {row.message_id} (state {row.state})")

@@ -116,7 +116,12 @@ class JudgeSettings:
     several CPUs; ``false`` keeps everything in threads of one process;
     ``gather_seconds``: how long ``judge serve`` lets mail gather, once told of some,
     before it fetches, processes or sends it (default 0.05; 0 for at once): work done in
-    batches costs a fraction per message, which leaves the CPUs to the mail server.
+    batches costs a fraction per message, which leaves the CPUs to the mail server;
+    ``max_message_seconds``: the longest ``judge serve``'s mail worker may work on one
+    message before it is stopped as stalled and started again (default 20; under the 30 s
+    that storing waits for the database); ``worker_memory_mb``: the address space the mail
+    worker process may use, so that a runaway message fails with an error instead of
+    inviting the kernel's out-of-memory killer (default 2048; 0 for no limit).
     """
 
     name: str = "JUDGE"
@@ -139,6 +144,8 @@ class JudgeSettings:
     tick_seconds: float = 1.0
     worker_processes: bool = True
     gather_seconds: float = 0.05
+    max_message_seconds: float = 20.0
+    worker_memory_mb: int = 2048
     imap: ImapSettings | None = None
     smtp: SmtpSettings | None = None
     inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
@@ -170,7 +177,8 @@ def load_settings(path: Path | None) -> JudgeSettings:
     known = {
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
         "replies_per_hour", "loop_replies_per_hour", "signed_replies_per_hour", "games_dir",
-        "tick_seconds", "worker_processes", "gather_seconds",
+        "tick_seconds", "worker_processes", "gather_seconds", "max_message_seconds",
+        "worker_memory_mb",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -190,6 +198,8 @@ def load_settings(path: Path | None) -> JudgeSettings:
         tick_seconds=_seconds(judge, "tick_seconds", 1.0, f"{path}: [judge]"),
         worker_processes=_bool(judge, "worker_processes", True, f"{path}: [judge]"),
         gather_seconds=_seconds(judge, "gather_seconds", 0.05, f"{path}: [judge]", upto=5),
+        max_message_seconds=_seconds(judge, "max_message_seconds", 20.0, f"{path}: [judge]"),
+        worker_memory_mb=_megabytes(judge, "worker_memory_mb", 2048, f"{path}: [judge]"),
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),
@@ -212,6 +222,17 @@ def _bool(table: dict[str, Any], key: str, default: bool, where: str) -> bool:
     value = table.get(key, default)
     if not isinstance(value, bool):
         raise ConfigError(f"{where} {key}: expected true or false, got {value!r}")
+    return value
+
+
+def _megabytes(table: dict[str, Any], key: str, default: int, where: str) -> int:
+    """A size in MiB: 0 (no limit) or at least 256 (less cannot run the judge)."""
+    value = table.get(key, default)
+    if not isinstance(value, int) or isinstance(value, bool) or not (value == 0 or value >= 256):
+        raise ConfigError(
+            f"{where} {key}: expected a whole number of MiB, at least 256 (or 0 for no "
+            f"limit), got {value!r}"
+        )
     return value
 
 

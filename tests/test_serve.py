@@ -4,6 +4,7 @@ local Maildirs, deadlines processed, a clean stop on SIGTERM."""
 from __future__ import annotations
 
 import dataclasses
+import os
 import signal
 import smtplib
 import socket
@@ -23,6 +24,7 @@ from judge.config import InboundSmtpSettings
 from judge.db.models import Game, InboundMessage, OutboundMessage
 from judge.services.app import App
 from judge.services.games import load_game, start_game
+from judge.services.inbound import TEST_FAULT_HOOK
 from judge.services.serve import Server
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -206,3 +208,65 @@ def test_judge_serve_that_cannot_listen_says_so_and_exits(tmp_path: Path) -> Non
     assert last.startswith("judge serve: cannot start: [Errno 98] error while attempting to bind")
     assert f"('127.0.0.1', {port}): address already in use" in last
     assert "inbox worker stopped" in done.stderr and "outbox worker stopped" in done.stderr
+
+
+def send_raw(port: int, sender: str, header: str, body: str) -> None:
+    message = (
+        f"From: {sender}\r\nTo: judge@example.org\r\nSubject: hello\r\n"
+        f"Message-ID: <{time.monotonic_ns()}@players.example>\r\n{header}\r\n{body}"
+    )
+    with smtplib.SMTP("127.0.0.1", port, timeout=10) as client:
+        client.sendmail(sender, ["judge@example.org"], message.encode())
+
+
+@pytest.mark.parametrize(
+    ("fault", "settings"), [("kill", ""), ("stall", "max_message_seconds = 1.5\n")]
+)
+def test_judge_serve_parks_a_poison_message_and_answers_the_mail_after_it(
+    tmp_path: Path, fault: str, settings: str
+) -> None:
+    """A message that kills its worker process (or stalls it until the watchdog stops it)
+    is tried alone, then parked with one answer, while the ordinary mail sent after it over
+    SMTP is answered within seconds.  The poison is the worker's test fault hook."""
+    port = free_port()
+    config = tmp_path / "config" / "judge.toml"
+    config.parent.mkdir()
+    config.write_text(
+        f'[judge]\naddress = "judge@example.org"\nvar_dir = "{tmp_path / "var"}"\n'
+        f"tick_seconds = 0.2\n{settings}[inbound]\nport = {port}\n"
+    )
+    process = subprocess.Popen(
+        [sys.executable, "-m", "judge.cli", "--config", str(config), "serve"],
+        cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        env={**os.environ, TEST_FAULT_HOOK: "1"},
+    )  # fmt: skip
+    mail = tmp_path / "var" / "mail"
+
+    def answers(address: str) -> list[str]:
+        folder = mail / address / "new"
+        return [p.read_text() for p in folder.iterdir()] if folder.exists() else []
+
+    try:
+        assert process.stdout is not None
+        assert process.stdout.readline().startswith("judge serve: receiving mail")
+        started = time.monotonic()
+        send_raw(port, "mallory@example.net", f"X-Judge-Test-Fault: {fault}\r\n", "HELP\r\n")
+        ordinary = [f"player{n}@example.net" for n in range(3)]
+        for address in ordinary:
+            send_raw(port, address, "", "HELP\r\n")
+        wait_for(lambda: all(answers(a) for a in ordinary), 40)
+        answered = time.monotonic() - started
+        wait_for(lambda: bool(answers("mallory@example.net")), 40)
+        (parked,) = answers("mallory@example.net")
+        assert "This judge could not process your message" in parked
+        print(f"\n{fault}: the mail after the poison answered in {answered:.1f} s")
+        assert answered < 30
+        process.send_signal(signal.SIGTERM)
+        assert process.wait(timeout=15) == 0
+        assert process.stderr is not None
+        log = process.stderr.read()
+        assert log.count("the inbox worker process ended") == 3
+        assert ("more than 1.5 s; stopping it" in log) == (fault == "stall")
+    finally:
+        if process.poll() is None:
+            process.kill()

@@ -107,6 +107,9 @@ class InboundState(enum.StrEnum):
     DONE = "done"
     IGNORED = "ignored"
     FAILED = "failed"
+    #: Set aside after attempts that never finished (the worker died or stalled on it):
+    #: kept for the keeper of the judge to look at, not tried again.
+    PARKED = "parked"
 
 
 class OutboundState(enum.StrEnum):
@@ -317,13 +320,25 @@ class InboundMessage(Base):
     message_id: Mapped[str] = mapped_column(String, unique=True)
     sender: Mapped[str | None] = mapped_column(String)
     subject: Mapped[str | None] = mapped_column(String)
+    #: The message as received; of one larger than ``max_message_bytes``, only its header
+    #: and the first ``STORED_PREFIX_BYTES`` of its body (``judge.services.inbound``).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
+    #: The size of the message as received, in bytes (``raw`` may hold less of it); None
+    #: for a message stored before this column (then ``len(raw)``).
+    size: Mapped[int | None]
     received_at: Mapped[datetime] = mapped_column(default=utcnow)
     state: Mapped[str] = mapped_column(String, default=InboundState.NEW, index=True)
-    #: Why it was ignored or failed.
+    #: Why it was ignored, failed or parked.
     reason: Mapped[str | None] = mapped_column(Text)
     processed_at: Mapped[datetime | None]
+    #: Attempts to process it, each counted (and committed) before the attempt starts, so
+    #: that one that kills its worker still counts.
     attempts: Mapped[int] = mapped_column(default=0)
+
+    @property
+    def original_size(self) -> int:
+        """The size of the message as received (``size``, else the stored bytes)."""
+        return self.size if self.size is not None else len(self.raw)
 
     def __repr__(self) -> str:
         return f"InboundMessage(id={self.id!r}, message_id={self.message_id!r})"
@@ -356,6 +371,10 @@ class OutboundMessage(Base):
     #: When the sender may try again: None for "now"; set after a temporary failure (the
     #: growing delay between retries) and while a sender holds the message.
     next_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
+    #: The sender process holding the message while ``next_attempt_at`` is in the future
+    #: (``judge.services.outbox.sender_token``): a later run gives the message back at once
+    #: when that process is gone, instead of waiting for the claim to run out.
+    claimed_by: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None]
 

@@ -250,19 +250,39 @@ def insert_inbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_INBOUND), list(rows))
 
 
-def pending_inbound_ids(session: Session, max_attempts: int) -> list[int]:
-    """The stored messages still to process (new, or failed fewer than ``max_attempts``
-    times), oldest first."""
-    return list(
-        session.scalars(
-            select(InboundMessage.id)
+def pending_inbound(session: Session) -> list[tuple[int, int]]:
+    """The stored messages still to process (new, or failed and not parked), oldest
+    first: (id, attempts so far)."""
+    rows = session.execute(
+        select(InboundMessage.id, InboundMessage.attempts)
+        .where(InboundMessage.state.in_(("new", "failed")))
+        .order_by(InboundMessage.id)
+    )
+    return [(inbound_id, attempts) for inbound_id, attempts in rows]
+
+
+def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> None:
+    """Add ``step`` to the attempts of the messages ``ids`` still to process."""
+    for start in range(0, len(ids), _IN_CHUNK):
+        session.execute(
+            update(_INBOUND)
             .where(
-                InboundMessage.state.in_(("new", "failed")),
-                InboundMessage.attempts < max_attempts,
+                _INBOUND.c.id.in_(ids[start : start + _IN_CHUNK]),
+                _INBOUND.c.state.in_(("new", "failed")),
             )
-            .order_by(InboundMessage.id)
+            .values(attempts=_INBOUND.c.attempts + step)
+        )
+
+
+def inbound_raws(session: Session, ids: Sequence[int]) -> dict[int, tuple[bytes, int]]:
+    """The stored bytes of the messages ``ids`` still to process, with each one's size
+    as received, by id."""
+    rows = session.execute(
+        select(_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.size).where(
+            _INBOUND.c.id.in_(ids), _INBOUND.c.state.in_(("new", "failed"))
         )
     )
+    return {i: (raw, size if size is not None else len(raw)) for i, raw, size in rows}
 
 
 def inbound_rows(session: Session, ids: Sequence[int]) -> dict[int, InboundMessage]:
@@ -324,11 +344,11 @@ def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
 
 
 def claim_outbox(
-    session: Session, ids: Sequence[int], at: datetime, until: datetime
+    session: Session, ids: Sequence[int], at: datetime, until: datetime, owner: str | None = None
 ) -> list[tuple[OutboundMessage, datetime | None]]:
     """Take the messages ``ids`` that are still queued and due at ``at``: count an attempt
-    and hold them until ``until``.  Returns them oldest first, each with the
-    ``next_attempt_at`` it had before.
+    and hold them until ``until`` for ``owner`` (the sender process).  Returns them oldest
+    first, each with the ``next_attempt_at`` it had before.
 
     The UPDATE's WHERE is the test, so two senders cannot both win a message: on
     PostgreSQL the second waits for the first's row locks and then finds the rows
@@ -349,7 +369,7 @@ def claim_outbox(
             OutboundMessage.state == OutboundState.QUEUED,
             _due(at),
         )
-        .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until)
+        .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until, claimed_by=owner)
         .returning(OutboundMessage.id)
         .execution_options(synchronize_session=False)
     )
@@ -376,16 +396,47 @@ def release_outbox(
                 OutboundMessage.state == OutboundState.QUEUED,
                 OutboundMessage.next_attempt_at == message.next_attempt_at,
             )
-            .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due)
+            .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due, claimed_by=None)
             .execution_options(synchronize_session=False)
         )
+
+
+def outbox_claimants(session: Session, at: datetime) -> list[str]:
+    """The sender processes holding queued messages at ``at``."""
+    return list(
+        session.scalars(
+            select(OutboundMessage.claimed_by)
+            .where(
+                OutboundMessage.state == OutboundState.QUEUED,
+                OutboundMessage.claimed_by.is_not(None),
+                OutboundMessage.next_attempt_at > at,
+            )
+            .distinct()
+        )
+    )
+
+
+def release_claims_of(session: Session, owner: str) -> int:
+    """Make the queued messages that ``owner`` holds due at once (it is gone); return how
+    many.  The attempt it counted stays counted."""
+    result = session.execute(
+        update(_OUTBOX)
+        .where(_OUTBOX.c.claimed_by == owner, _OUTBOX.c.state == OutboundState.QUEUED)
+        .values(next_attempt_at=None, claimed_by=None)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 #: One statement for any number of messages (run as an executemany).
 _MARK_SENT = (
     update(_OUTBOX)
     .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
-    .values(state=OutboundState.SENT, sent_at=bindparam("when_sent"), next_attempt_at=None)
+    .values(
+        state=OutboundState.SENT,
+        sent_at=bindparam("when_sent"),
+        next_attempt_at=None,
+        claimed_by=None,
+    )
 )
 
 

@@ -9,8 +9,10 @@ to be retried; nothing the player sent is lost.
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import logging
+import os
 import re
 import textwrap
 import time
@@ -74,13 +76,23 @@ log = logging.getLogger(__name__)
 
 # -- storing --------------------------------------------------------------------------
 
+#: The header bytes the judge reads of a message, when storing it and when processing it
+#: alike (one function, :func:`_split`, cuts them): header lines beyond are not read.
+HEADER_MAX_BYTES = 262144
+#: Of a message larger than ``max_message_bytes``, the bytes of its body stored besides
+#: its header (enough to see what it was); its original size is kept in ``size``.
+STORED_PREFIX_BYTES = 65536
 
-def receive(session: Session, raw: bytes, now: datetime) -> tuple[InboundMessage, bool]:
+
+def receive(
+    session: Session, raw: bytes, now: datetime, *, max_bytes: int | None = None
+) -> tuple[InboundMessage, bool]:
     """Store a raw message unless one with its Message-ID is already stored.
 
-    Returns the stored row and whether it is new.  The caller commits.
+    Returns the stored row and whether it is new.  The caller commits.  ``max_bytes``:
+    of a larger message only the header and a prefix of the body are stored.
     """
-    fields = _stored_fields(raw, now)
+    fields = _stored_fields(raw, now, max_bytes)
     existing = queries.inbound_by_message_id(session, str(fields["message_id"]))
     if existing is not None:
         return existing, False
@@ -99,10 +111,12 @@ class Stored:
     new: bool
 
 
-def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list[Stored]:
+def receive_many(
+    session: Session, raws: Sequence[bytes], now: datetime, *, max_bytes: int | None = None
+) -> list[Stored]:
     """Store raw messages like :func:`receive`, with one query for the Message-IDs already
     stored and one statement for the new rows.  The caller commits."""
-    rows = [_stored_fields(raw, now) for raw in raws]
+    rows = [_stored_fields(raw, now, max_bytes) for raw in raws]
     known = queries.stored_message_ids(session, (str(row["message_id"]) for row in rows))
     done: list[Stored] = []
     new_rows = []
@@ -117,7 +131,7 @@ def receive_many(session: Session, raws: Sequence[bytes], now: datetime) -> list
     return done
 
 
-def _stored_fields(raw: bytes, now: datetime) -> dict[str, object]:
+def _stored_fields(raw: bytes, now: datetime, max_bytes: int | None = None) -> dict[str, object]:
     """The inbound row's columns for a raw message."""
     # Storing needs only the header: the body is decoded once, when the message is read.
     mail = decode(_header_block(raw))
@@ -125,33 +139,77 @@ def _stored_fields(raw: bytes, now: datetime) -> dict[str, object]:
     if not message_id or message_id.endswith("@judge.invalid>"):
         # No Message-ID: name the message by all of its bytes, not just its header.
         message_id = f"<{hashlib.sha256(raw).hexdigest()}@judge.invalid>"
+    kept = raw
+    if max_bytes is not None and len(raw) > max_bytes:
+        # Too large to read: what answers it (the header) and a sample for the record.
+        header, separator, body = _split(raw)
+        kept = header + separator + body[:STORED_PREFIX_BYTES]
     return {
         "message_id": message_id,
         "sender": mail.sender or None,
         "subject": mail.subject[:500] or None,
-        "raw": raw,
+        "raw": kept,
+        "size": len(raw),
         "received_at": now,
         "state": "new",
         "attempts": 0,
     }
 
 
+def _split(raw: bytes) -> tuple[bytes, bytes, bytes]:
+    """A raw message's header (at most :data:`HEADER_MAX_BYTES`, cut after a whole line),
+    the empty line that ends it, and its body.
+
+    Storing and processing both read the header through this, so that they see the same
+    sender, Message-ID and subject however long the header is.
+    """
+    crlf, lf = raw.find(b"\r\n\r\n"), raw.find(b"\n\n")
+    if lf >= 0 and (crlf < 0 or lf < crlf):
+        end, separator = lf + 1, b"\n"
+    elif crlf >= 0:
+        end, separator = crlf + 2, b"\r\n"
+    else:
+        end, separator = len(raw), b""
+    header, body = raw[:end], raw[end + len(separator) :]
+    if len(header) > HEADER_MAX_BYTES:
+        # Up to the last line that ends within the limit: no field is read cut short.
+        cut = header.rfind(b"\n", 0, HEADER_MAX_BYTES)
+        header = header[: cut + 1] if cut >= 0 else b""
+    return header, separator or b"\r\n", body
+
+
 def _header_block(raw: bytes) -> bytes:
-    """The header of a raw message (up to the first empty line), or at most 256 KiB."""
-    limit = 262144
-    end = raw.find(b"\r\n\r\n", 0, limit)
-    if end < 0:
-        end = raw.find(b"\n\n", 0, limit)
-    return (raw[:end] if end >= 0 else raw[:limit]) + b"\r\n\r\n"
+    """The header of a raw message as the judge reads it (see :func:`_split`), ended by an
+    empty line."""
+    header, separator, _body = _split(raw)
+    return header + separator
+
+
+def read_stored(raw: bytes, size: int, max_bytes: int) -> IncomingMail:
+    """A stored message decoded as processing reads it: the header as storing read it
+    (:func:`_split`) and its body; of a message larger than ``max_bytes`` (``size``: as
+    received), the header alone, which is all that is needed to refuse it."""
+    header, separator, body = _split(raw)
+    if size > max_bytes:
+        return decode(header + separator)
+    if len(header) + len(separator) + len(body) == len(raw):
+        return decode(raw)  # the usual case: nothing was cut, no copy
+    return decode(header + separator + body)
 
 
 #: Stored messages processed in one transaction: one commit (and one flush of all their
 #: rows) for the lot.
 BATCH_SIZE = 50
-#: A message that failed this many times is left alone (parked as failed).
-MAX_ATTEMPTS = 5
+#: Attempts at a message that did not finish (its worker died, was stopped as stalled, or
+#: an error rolled it back) before it is parked: set aside, its sender told, not tried again.
+MAX_ATTEMPTS = 3
+#: How long one transaction of processing may run before it commits what it did so far
+#: and lets the other writers in (storing new mail first of all: SQLite has one writer).
+BATCH_SECONDS = 0.5
 #: The pause between two batches of a backlog.
 BATCH_GAP_SECONDS = 0.003
+#: The most of a parked message's subject its sender's answer quotes.
+PARKED_SUBJECT_CHARS = 80
 
 
 def process_pending(
@@ -161,25 +219,50 @@ def process_pending(
     batch_size: int = BATCH_SIZE,
     should_stop: Callable[[], bool] | None = None,
     after_batch: Callable[[], None] | None = None,
+    progress: Callable[[], None] | None = None,
 ) -> int:
     """Process every stored message not yet done; return how many were handled.
 
     ``should_stop()`` is asked before each batch (the rest waits for the next call), and
-    ``after_batch()`` called after each one's commit (to wake the sender at once).
+    ``after_batch()`` called after each one's commit (to wake the sender at once);
+    ``progress()`` as each message's work begins (a watchdog's heartbeat).
+
+    Messages never tried go in batches; one tried before (its worker may have died on it)
+    goes alone, so that its batch-mates are not held back by it; one that did not finish
+    alone either goes after the rest (it lost its place); one tried :data:`MAX_ATTEMPTS`
+    times is parked (:func:`park`).
     """
     with sessions() as session:
         read_only(session)
-        ids = queries.pending_inbound_ids(session, MAX_ATTEMPTS)
+        pending = queries.pending_inbound(session)
     done = 0
-    for start in range(0, len(ids), batch_size):
+    for inbound_id, attempts in pending:
+        if attempts >= MAX_ATTEMPTS:
+            park(sessions, judge, inbound_id, now())
+            done += 1
+    if done and after_batch is not None:
+        after_batch()  # the answers to parked messages
+    waiting = [(i, n) for i, n in pending if n < MAX_ATTEMPTS]
+    # Python's sort is stable: id order, except that suspects go last.
+    waiting.sort(key=lambda item: item[1] >= 2)
+    position = 0
+    while position < len(waiting):
         if should_stop is not None and should_stop():
             break
-        batch = ids[start : start + batch_size]
-        process_batch(sessions, judge, batch, now())
-        done += len(batch)
+        batch = [waiting[position][0]]
+        if waiting[position][1] == 0:
+            while (
+                len(batch) < batch_size
+                and position + len(batch) < len(waiting)
+                and waiting[position + len(batch)][1] == 0
+            ):
+                batch.append(waiting[position + len(batch)][0])
+        states = process_batch(sessions, judge, batch, now(), progress=progress)
+        position += len(states)
+        done += len(states)
         if after_batch is not None:
             after_batch()
-        if start + batch_size < len(ids):
+        if position < len(waiting):
             # Let the other writers in (SQLite has one writer at a time): without a gap
             # between batches they would wait until the whole backlog is processed.
             time.sleep(BATCH_GAP_SECONDS)
@@ -187,26 +270,48 @@ def process_pending(
 
 
 def process_batch(
-    sessions: sessionmaker[Session], judge: Judge, inbound_ids: Sequence[int], now: datetime
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    inbound_ids: Sequence[int],
+    now: datetime,
+    *,
+    budget: float = BATCH_SECONDS,
+    progress: Callable[[], None] | None = None,
 ) -> dict[int, str]:
-    """Process stored messages in order in one transaction; return each one's new state.
+    """Process stored messages in order in one transaction; return the new state of each
+    one processed: the first ones of ``inbound_ids``, as many as ``budget`` seconds allow
+    (at least one; the rest wait for the next batch).
 
-    When anything fails, the whole transaction is undone and every message of the batch
-    is processed again in a transaction of its own (:func:`process_one`), so the failing
-    one is parked alone and the others go through.  Failures are rare (a bug, the
-    database going away), so the common case pays for no savepoints.
+    Each message's attempt is counted and committed first, so that one that kills or
+    stalls the worker still counts (:func:`process_pending` then tries it alone).  The
+    messages are decoded before the transaction starts, so that their header parsing does
+    not hold the write lock.  When anything fails, the whole transaction is undone and
+    every message of the batch is processed again in a transaction of its own
+    (:func:`process_one`), so the failing one is marked alone and the others go through.
+    Failures are rare (a bug, the database going away), so the common case pays for no
+    savepoints.
     """
     if len(inbound_ids) == 1:
-        return {inbound_ids[0]: process_one(sessions, judge, inbound_ids[0], now)}
+        only = inbound_ids[0]
+        return {only: process_one(sessions, judge, only, now, progress=progress)}
+    _count_attempts(sessions, inbound_ids)
+    decoded = _decode_rows(sessions, judge, inbound_ids, progress)
     states: dict[int, str] = {}
     try:
         with sessions() as session, session.begin():
+            started = time.monotonic()
             rows = queries.inbound_rows(session, inbound_ids)
-            cache = _BatchCache()
+            cache = _BatchCache(decoded=decoded)
             senders = {row.sender for row in rows.values() if row.sender}
             _count_replies(session, judge, senders, now, cache)
             for inbound_id in inbound_ids:
+                if progress is not None:
+                    progress()
                 states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, cache)
+                if time.monotonic() - started > budget:
+                    break
+            # Those left for the next batch were not attempted.
+            queries.count_inbound_attempts(session, inbound_ids[len(states) :], -1)
             _write_orders(session, cache)
     except Exception:
         log.warning(
@@ -214,20 +319,36 @@ def process_batch(
             len(inbound_ids),
             exc_info=True,
         )
-        return {i: process_one(sessions, judge, i, now) for i in inbound_ids}
+        return {
+            i: process_one(sessions, judge, i, now, count=False, progress=progress)
+            for i in inbound_ids
+        }
     return states
 
 
 def process_one(
-    sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    inbound_id: int,
+    now: datetime,
+    *,
+    count: bool = True,
+    progress: Callable[[], None] | None = None,
 ) -> str:
-    """Process one stored message in one transaction; on error park it as failed."""
+    """Process one stored message in one transaction; on error mark it failed (to be
+    tried again, up to :data:`MAX_ATTEMPTS` attempts).  ``count``: count the attempt
+    first (False: the caller did)."""
+    if count:
+        _count_attempts(sessions, [inbound_id])
+    decoded = _decode_rows(sessions, judge, [inbound_id], progress)
     try:
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
-            cache = _BatchCache()
+            cache = _BatchCache(decoded=decoded)
             if row is not None and row.sender:
                 _count_replies(session, judge, {row.sender}, now, cache)
+            if progress is not None:
+                progress()
             state = _process_in(session, judge, row, now, cache)
             _write_orders(session, cache)
             return state
@@ -237,20 +358,118 @@ def process_one(
             row = session.get(InboundMessage, inbound_id)
             if row is not None:
                 row.state = "failed"
-                row.attempts += 1
                 row.reason = f"{type(err).__name__}: {err}"[:1000]
         return "failed"
+
+
+def _count_attempts(sessions: sessionmaker[Session], inbound_ids: Sequence[int]) -> None:
+    """Count an attempt at each message, committed before the attempt starts."""
+    with sessions() as session, session.begin():
+        queries.count_inbound_attempts(session, inbound_ids, 1)
+
+
+def _decode_rows(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    inbound_ids: Sequence[int],
+    progress: Callable[[], None] | None,
+) -> dict[int, IncomingMail]:
+    """The messages ``inbound_ids`` decoded (:func:`read_stored`), read without taking
+    the write lock and decoded outside any transaction."""
+    with sessions() as session:
+        read_only(session)
+        stored = queries.inbound_raws(session, inbound_ids)
+    decoded = {}
+    for inbound_id, (raw, size) in stored.items():
+        if progress is not None:
+            progress()
+        _test_fault(raw)
+        decoded[inbound_id] = read_stored(raw, size, judge.settings.max_message_bytes)
+    return decoded
+
+
+#: The environment variable of the test-only fault hook (:func:`_test_fault`).
+TEST_FAULT_HOOK = "JUDGE_TEST_FAULT_HOOK"
+
+
+def _test_fault(raw: bytes) -> None:
+    """A test hook, off unless the environment variable :data:`TEST_FAULT_HOOK` is ``1``:
+    then a message holding the line ``X-Judge-Test-Fault: kill`` (``stall``, ``memory``)
+    kills its worker process (stalls it, exhausts its memory), as a poisonous message
+    would.  No real input is known to do so any more; the tests need one that does."""
+    if os.environ.get(TEST_FAULT_HOOK) != "1":
+        return
+    found = re.search(rb"(?m)^X-Judge-Test-Fault: (kill|stall|memory)\r?$", raw[:HEADER_MAX_BYTES])
+    if found is None:
+        return
+    fault = found.group(1)
+    log.warning("test fault hook: %s", fault.decode())
+    if fault == b"kill":
+        os._exit(70)
+    elif fault == b"stall":
+        time.sleep(3600)
+    else:
+        hoard = []
+        while True:
+            hoard.append(bytearray(64 << 20))
 
 
 def _process_in(
     session: Session, judge: Judge, row: InboundMessage | None, now: datetime, cache: _BatchCache
 ) -> str:
     """Process one message inside the caller's transaction (which fails if it raises)."""
-    if row is None or row.state in ("done", "ignored"):
+    if row is None or row.state in ("done", "ignored", "parked"):
         return row.state if row is not None else "missing"
-    row.attempts += 1
     handle(session, judge, row, now, cache)
     return row.state
+
+
+def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime) -> str:
+    """Set aside a message whose attempts all failed to finish: state ``parked``, kept for
+    the keeper of the judge, never tried again; its sender is told once, in a few lines
+    that quote nothing of it but (a bounded excerpt of) its subject."""
+    with sessions() as session, session.begin():
+        row = session.get(InboundMessage, inbound_id)
+        if row is None or row.state not in ("new", "failed"):
+            return row.state if row is not None else "missing"
+        last = f"; the last error: {row.reason}" if row.state == "failed" and row.reason else ""
+        row.state = "parked"
+        row.processed_at = now
+        row.reason = (
+            f"parked after {row.attempts} attempts that did not finish (the worker died, "
+            f"was stopped as stalled, or failed){last}"
+        )[:1000]
+        log.error("message %d %s from %s: %s", row.id, row.message_id, row.sender, row.reason)
+        # Only the header is read again: storing read it already, so it is known to be
+        # harmless; the rules keep the answer from bounces, robots and the judge itself.
+        mail = decode(_header_block(row.raw))
+        refused = refuse_reason(
+            mail, 0, own_addresses={judge.settings.address}, loop_tag=judge.settings.address,
+            max_size=judge.settings.max_message_bytes,
+        )  # fmt: skip
+        if not mail.sender or refused is not None:
+            return "parked"
+        cache = _BatchCache()
+        if _rate_limited(session, judge, mail.sender, now, cache, "refusal") is not None:
+            return "parked"
+        subject = mail.subject
+        if len(subject) > PARKED_SUBJECT_CHARS:
+            subject = subject[: PARKED_SUBJECT_CHARS - 3] + "..."
+        mail = dataclasses.replace(mail, subject=subject)
+        _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+            _wrapped(
+                f"This judge could not process your message of "
+                f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
+                "and could not be finished. Nothing in it was carried out."
+            ),
+            _wrapped(
+                "The message is kept, and the keeper of this judge (or your game master) "
+                "can look at it. Please send your commands again in a short plain-text "
+                "message."
+            ),
+        ], kind="refusal"), cache)  # fmt: skip
+        _write_orders(session, cache)
+    return "parked"
 
 
 @dataclass
@@ -306,6 +525,8 @@ class _BatchCache:
     writes: _OrderWrites = field(default_factory=_OrderWrites)
     #: Replies to an address in the last hour, by kind (the reply rations), once counted.
     replies: dict[str, dict[str, int]] = field(default_factory=dict)
+    #: The messages of the transaction decoded before it began, by inbound id.
+    decoded: dict[int, IncomingMail] = field(default_factory=dict)
 
 
 def _write_orders(session: Session, cache: _BatchCache) -> None:
@@ -433,12 +654,12 @@ def handle(
     ``cache`` is shared by the messages of one transaction (see :func:`process_batch`),
     which writes the order rows it holds (:func:`_write_orders`) before committing.
     """
-    raw = row.raw
-    size = _original_size(row)
-    if size > judge.settings.max_message_bytes:
-        # Only the header is needed to refuse politely; decoding megabytes is not.
-        raw = _header_block(raw)
-    mail = decode(raw)
+    size = row.original_size
+    # Decoded before the transaction began (process_batch), else now; of a message too
+    # large to read, the header alone: enough to refuse it politely.
+    mail = cache.decoded.pop(row.id, None) or read_stored(
+        row.raw, size, judge.settings.max_message_bytes
+    )
     reason = refuse_reason(
         mail,
         size,
@@ -504,16 +725,6 @@ def handle(
         if conversation.signed is not None and conversation.signed.copy_to:
             _note_reply(cache, conversation.signed.copy_to, "confirm")
     row.state = "done"
-
-
-def _original_size(row: InboundMessage) -> int:
-    """The size of the message as received, in bytes.
-
-    The one place that asks: while the whole message is stored this is the length of
-    ``row.raw``; once storing keeps only a bounded prefix of an oversized message, it is
-    the size recorded on the row.
-    """
-    return len(row.raw)
 
 
 # -- the reply rations ----------------------------------------------------------------

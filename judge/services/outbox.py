@@ -19,6 +19,7 @@ import fcntl
 import logging
 import os
 import secrets
+import socket
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -47,6 +48,8 @@ __all__ = [
     "deliver_pending",
     "new_message_id",
     "queue_mail",
+    "sender_gone",
+    "sender_token",
 ]
 
 log = logging.getLogger(__name__)
@@ -59,8 +62,10 @@ RETRY_DELAY = timedelta(seconds=30)
 MAX_RETRY_DELAY = timedelta(hours=1)
 #: How long a sender holds a message it has taken: longer than any send can last (an SMTP
 #: conversation is a handful of commands, each with the transport's timeout), so that a
-#: second sender running at the same time never takes it too. It is also how soon a message
-#: is tried again when its sender died in the middle.
+#: second sender running at the same time never takes it too. A claim names its sender
+#: process (:func:`sender_token`): when that process is gone, the next delivery run on the
+#: same host gives its messages back at once; a sender on another host that died is waited
+#: for this long.
 CLAIM_TIME = timedelta(minutes=10)
 #: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot.
 CLAIM_BATCH = 20
@@ -225,6 +230,7 @@ def deliver_pending(
     if journal is not None:
         _record_journal(sessions, journal)
     started = now()
+    _release_orphans(sessions, started)
     with sessions() as session:
         read_only(session)
         ids = queries.due_outbox_ids(session, started, limit)
@@ -284,10 +290,63 @@ def _claim(
     entries = journal.entries() if journal is not None else []
     with sessions() as session, session.begin():
         queries.mark_sent(session, entries)
-        claimed = queries.claim_outbox(session, message_ids, at, at + claim_time)
+        claimed = queries.claim_outbox(
+            session, message_ids, at, at + claim_time, owner=sender_token()
+        )
     if journal is not None and entries:
         journal.clear()  # committed above
     return claimed
+
+
+def _process_stat(pid: int) -> tuple[str, str]:
+    """Process ``pid``'s state letter and when it started, in clock ticks since boot
+    (Linux's /proc: the start time tells it from a later process given the same id);
+    ``("", "")`` where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return fields[0].decode(), fields[19].decode()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return "", ""
+
+
+def sender_token(pid: int | None = None) -> str:
+    """The name a sender process's claims carry: host, process id and start time."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+
+
+def sender_gone(token: str) -> bool:
+    """Whether the sender process named ``token`` (:func:`sender_token`) is known to be
+    gone: it ran on this host and no live process of that id and start time runs now.  A
+    sender on another host is never known gone (its claims run out after ``claim_time``)."""
+    parts = token.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid, started = int(parts[1]), parts[2]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # someone else's process of that id: compare the start times
+    state, now_started = _process_stat(pid)
+    if state in ("Z", "X"):
+        return True  # dead, not yet reaped by its parent
+    return bool(started) and now_started not in ("", started)
+
+
+def _release_orphans(sessions: sessionmaker[Session], at: datetime) -> None:
+    """Give back at once the messages held by sender processes that are gone (killed
+    between claiming and recording), instead of when their claims run out."""
+    with sessions() as session:
+        read_only(session)
+        owners = [o for o in queries.outbox_claimants(session, at) if sender_gone(o)]
+    for owner in owners:
+        with sessions() as session, session.begin():
+            count = queries.release_claims_of(session, owner)
+        if count:
+            log.warning("%d message(s) held by the sender %s, now gone, given back", count, owner)
 
 
 def _release(
@@ -331,6 +390,7 @@ def _record_failure(
             return
         reason = _reason(err)
         message.last_error = f"{type(err).__name__}: {reason}"
+        message.claimed_by = None
         if retry_in is not None:
             message.next_attempt_at = at + retry_in
             log.warning(

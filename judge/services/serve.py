@@ -10,6 +10,14 @@ default of ``judge serve``) each in a child process of its own, so that the thre
 run on several CPUs at once instead of taking turns on one interpreter lock.  A child
 stops when told to, and by itself as soon as it finds its parent gone (SIGKILL), between
 two batches or two emails; one that dies is started again.
+
+The mail worker process says when it starts on each message (a shared clock reading); a
+watchdog thread of the parent kills it when one message takes longer than
+``max_message_seconds`` and starts it again.  Each message's attempt was counted before
+the work began, so the message that stalled or killed the worker is tried alone next, and
+parked after a few attempts (``judge.services.inbound``); the rest goes on.  The worker
+also runs under an address-space limit (``worker_memory_mb``), so that a runaway message
+raises MemoryError there instead of calling in the kernel's out-of-memory killer.
 """
 
 from __future__ import annotations
@@ -54,6 +62,8 @@ class Wakeup(Protocol):
 
 #: How long start() waits for a worker process to be ready (importing takes about 1 s).
 WORKER_START_SECONDS = 60
+#: How often the watchdog looks at the worker processes (dead, or stalled on a message).
+WATCHDOG_SECONDS = 0.25
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
 
@@ -76,6 +86,30 @@ class _Worker:
     role: str
     process: Any = None
     ready: Any = None  # an Event the process sets once it can work
+    #: A shared double: when (time.monotonic()) the worker began its current message, 0
+    #: while it is idle (the watchdog's heartbeat).
+    busy: Any = None
+
+
+def limit_memory(megabytes: int) -> bool:
+    """Limit this process's address space to ``megabytes`` MiB (RLIMIT_AS), so that a
+    runaway allocation raises MemoryError; False where that is not supported (or 0)."""
+    if megabytes <= 0:
+        return False
+    try:
+        import resource
+    except ImportError:  # not on this platform
+        return False
+    _soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    limit = megabytes << 20
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    try:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+    except (ValueError, OSError) as err:
+        log.warning("cannot limit the worker's memory to %d MiB: %s", megabytes, err)
+        return False
+    return True
 
 
 def _worker_main(
@@ -86,14 +120,18 @@ def _worker_main(
     stop: Wakeup,
     parent: int,
     ready: Wakeup,
+    busy: Any = None,
 ) -> None:
     """The body of a worker process: ``role`` is ``"inbox"`` (process stored mail, then
-    set ``notify``) or ``"outbox"`` (send queued mail)."""
+    set ``notify``, telling ``busy`` when each message begins) or ``"outbox"`` (send
+    queued mail)."""
     # The parent decides when to stop (SIGTERM, Ctrl-C reach the whole process group):
     # a signal here could cut an email off between the server's 250 and its record.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    if role == "inbox" and limit_memory(settings.worker_memory_mb):
+        log.info("inbox worker memory limited to %d MiB", settings.worker_memory_mb)
     app = open_app(settings, migrate=False)
     journal = open_journal(settings) if role == "outbox" else None
 
@@ -105,7 +143,9 @@ def _worker_main(
     ready.set()
     try:
         if role == "inbox":
-            work = functools.partial(_process_pass, app, utcnow, should_stop, notify)
+            work = functools.partial(
+                _process_pass, app, utcnow, should_stop, notify, _Heartbeat(busy)
+            )
         else:
             work = functools.partial(_send_pass, app, app.transport, utcnow, should_stop, journal)
         run_loop(
@@ -145,11 +185,41 @@ def run_loop(
         wake.clear()
 
 
+class _Heartbeat:
+    """Tells a shared double when the current message began (and 0 once idle)."""
+
+    def __init__(self, busy: Any) -> None:
+        self.busy = busy
+
+    def beat(self) -> None:
+        if self.busy is not None:
+            self.busy.value = time.monotonic()
+
+    def idle(self) -> None:
+        if self.busy is not None:
+            self.busy.value = 0.0
+
+
 def _process_pass(
-    app: App, clock: Callable[[], datetime], should_stop: Callable[[], bool], notify: Wakeup
+    app: App,
+    clock: Callable[[], datetime],
+    should_stop: Callable[[], bool],
+    notify: Wakeup,
+    heartbeat: _Heartbeat | None = None,
 ) -> None:
     """Process the stored mail, waking the sender (``notify``) after each batch."""
-    process_pending(app.sessions, app.judge, clock, should_stop=should_stop, after_batch=notify.set)
+    try:
+        process_pending(
+            app.sessions,
+            app.judge,
+            clock,
+            should_stop=should_stop,
+            after_batch=notify.set,
+            progress=heartbeat.beat if heartbeat is not None else None,
+        )
+    finally:
+        if heartbeat is not None:
+            heartbeat.idle()
 
 
 def _send_pass(
@@ -217,8 +287,9 @@ class Server:
 
     def store_many(self, raws: Sequence[bytes]) -> None:
         """Commit raw messages in one durable transaction (all or none)."""
+        max_bytes = self.app.judge.settings.max_message_bytes
         with self.app.store_sessions() as session, session.begin():
-            stored = receive_many(session, raws, self.clock())
+            stored = receive_many(session, raws, self.clock(), max_bytes=max_bytes)
         for one in stored:
             log.info(
                 "stored %s from %s%s",
@@ -245,7 +316,6 @@ class Server:
         _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
 
     def _deadlines(self) -> None:
-        self._watch_workers()
         now = self.clock()
         # Game files edited by the game master are noticed here (a file watch by polling;
         # SIGHUP only wakes this loop sooner).
@@ -312,6 +382,7 @@ class Server:
                         worker.role,
                         WORKER_START_SECONDS,
                     )
+            self._thread("watchdog", self._watchdog)
         else:
             self._thread(
                 "inbox",
@@ -357,6 +428,7 @@ class Server:
             else (self.outbox_ready, self.inbox_ready)
         )
         worker.ready = self._context.Event()
+        worker.busy = self._context.Value("d", 0.0, lock=False)
         worker.process = self._context.Process(
             target=_worker_main,
             args=(
@@ -367,16 +439,39 @@ class Server:
                 self._stop_workers,
                 os.getpid(),
                 worker.ready,
+                worker.busy,
             ),
             name=f"judge-{worker.role}",
             daemon=True,
         )
         worker.process.start()
 
+    def _watchdog(self) -> None:
+        """Look after the worker processes until the judge stops (:meth:`_watch_workers`)."""
+        while not self.stopping.wait(WATCHDOG_SECONDS):
+            try:
+                self._watch_workers()
+            except Exception:
+                log.exception("the watchdog failed; carrying on")
+
     def _watch_workers(self) -> None:
-        """Start again a worker process that died (its work waits in the database)."""
+        """Stop a worker process stalled on one message, and start again one that died
+        (its work waits in the database)."""
+        limit = self.app.judge.settings.max_message_seconds
         for worker in self.workers:
-            if self.stopping.is_set() or worker.process is None or worker.process.is_alive():
+            if self.stopping.is_set() or worker.process is None:
+                continue
+            began = worker.busy.value if worker.busy is not None else 0.0
+            if worker.process.is_alive() and began and time.monotonic() - began > limit:
+                log.error(
+                    "the %s worker has worked on one message for more than %g s; "
+                    "stopping it (the message will be tried alone, then parked)",
+                    worker.role,
+                    limit,
+                )
+                worker.process.kill()
+                worker.process.join(5)
+            if worker.process.is_alive():
                 continue
             log.error(
                 "the %s worker process ended (exit code %s); starting it again",
