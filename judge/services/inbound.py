@@ -346,6 +346,17 @@ class _Reply:
 #: The longest address SMTP carries (RFC 5321: a 256-octet path less its brackets).
 MAX_ADDRESS_LENGTH = 254
 
+#: Wrong passwords for one seat (a power, or the game master) within
+#: :data:`SIGNON_FAILURE_WINDOW` that lock its sign-ons for :data:`SIGNON_LOCKOUT`.  Counted
+#: apart for sign-ons from the seat's registered address and from any other address, so
+#: that a stranger's guesses never lock the player's own address out.
+SIGNON_MAX_FAILURES = 5
+SIGNON_FAILURE_WINDOW = timedelta(hours=1)
+SIGNON_LOCKOUT = timedelta(hours=1)
+#: Copies to a registered address of mail signed on from elsewhere, per hour; beyond it
+#: one notice says that further copies are held back, and until when.
+MAX_COPIES_PER_HOUR = 5
+
 #: Absences are bounded, as judges do: length of one, and how many a player may take.
 MAX_ABSENCE_DAYS = 14
 MAX_ABSENCES = 3
