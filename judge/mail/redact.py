@@ -100,8 +100,8 @@ def redact_passwords(raw: bytes) -> bytes:
         changed = _redacted_payload(part, encoded)
         if changed is None:
             continue
-        old = encoded.encode("ascii", "surrogateescape")
-        found = result.find(old, cursor)
+        old = _as_sent(part, encoded)
+        found = result.find(old, cursor) if old else -1
         if found < 0:
             # Not found as sent (should not happen: the parser keeps payloads as they
             # are): let the email package write the whole message again instead.
@@ -110,6 +110,19 @@ def redact_passwords(raw: bytes) -> bytes:
         result = result[:found] + new + result[found + len(old) :]
         cursor = found + len(new)
     return result
+
+
+def _as_sent(part: Message, payload: str) -> bytes:
+    """The bytes of ``payload`` (``part.get_payload()``) as the message has them: the
+    parser keeps 8-bit bytes as surrogates, which ``get_payload`` decodes in the part's
+    character set."""
+    try:
+        return payload.encode("ascii", "surrogateescape")
+    except UnicodeEncodeError:
+        try:
+            return payload.encode(part.get_content_charset() or "utf-8", "surrogateescape")
+        except (LookupError, UnicodeEncodeError):
+            return b""  # not found in the message: it is written again instead
 
 
 def _redacted_payload(part: Message, encoded: str) -> str | None:

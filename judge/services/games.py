@@ -381,6 +381,7 @@ def _tell_reset(session: Session, judge: Judge, game: Game, player: Player, pass
         f"Your new password is: {password}\n"
         f"Keep it to yourself: anyone who has it can give orders for {player.power}.",
         f"Sign on with: SIGNON {letter}{game.name} {password}",
+        secret=True,
     )  # fmt: skip
 
 
@@ -394,8 +395,10 @@ def _tell_player(
     now: datetime,
     *paragraphs: str,
     kind: str = "notice",
+    secret: bool = False,
 ) -> None:
-    """Queue a notice about ``player``'s seat to ``address``."""
+    """Queue a notice about ``player``'s seat to ``address`` (``secret``: it holds a
+    password, purged from the outbox once sent)."""
     mail = judge.renderer.render(
         "player/notice.txt.j2",
         judge_name=judge.settings.name,
@@ -404,7 +407,9 @@ def _tell_player(
         subject=subject,
         paragraphs=list(paragraphs),
     )
-    queue_mail(session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id)
+    queue_mail(
+        session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id, secret=secret
+    )
 
 
 def _apply_deadline(
@@ -538,7 +543,10 @@ def _welcome(
         replacement=replacement,
     )
     kind = "replacement" if replacement else "gamestart"
-    queue_mail(session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id)
+    queue_mail(
+        session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id,
+        secret=password is not None,
+    )  # fmt: skip
 
 
 def _player_deadline(game: Game, player: Player) -> str | None:

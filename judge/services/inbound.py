@@ -43,7 +43,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.mail.decode import BodyText, IncomingMail, decode, read_body
-from judge.mail.redact import mask_passwords
+from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import refuse_reason
 from judge.presenters import (
     adjustment_status,
@@ -479,6 +479,10 @@ def handle(
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
+    if raw is row.raw:
+        # What is kept of the message has its passwords masked (issue 11 item 6); the
+        # message itself is read from ``mail``, decoded above.
+        row.raw = redact_passwords(raw)
     if reason is not None:
         row.state = "ignored"
         row.reason = reason
