@@ -107,8 +107,7 @@ def test_base64_quoted_printable_and_html_parts_are_masked(game: tuple[App, Tabl
     plain, html = _parts(kept)
     assert plain == f"Bonjour \u00e9t\u00e9,\nSIGNON Etest01 {masked}\nF Lon-NTH\n"
     assert html == (
-        f"<div>Bonjour \u00e9t\u00e9,</div><div>SIGNON Etest01 {masked}</div>"
-        "<div>F Lon-NTH</div>\n"
+        f"<div>Bonjour \u00e9t\u00e9,</div><div>SIGNON Etest01 {masked}</div><div>F Lon-NTH</div>\n"
     )
     assert b"s3cret" not in kept
     assert base64.b64encode(password.encode())[:12] not in kept

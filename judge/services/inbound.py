@@ -1061,8 +1061,7 @@ class _Conversation:
             )
         if len(new) > MAX_PASSWORD_LENGTH:
             raise ServiceError(
-                f"a password has at most {MAX_PASSWORD_LENGTH} characters (this one has "
-                f"{len(new)})"
+                f"a password has at most {MAX_PASSWORD_LENGTH} characters (this one has {len(new)})"
             )
         player.password_hash = hash_password(new)
         self.reply.actions.append("Password changed.")
