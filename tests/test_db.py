@@ -43,7 +43,7 @@ from judge.db.session import ALEMBIC_INI, alembic_config, include_name
 from judge.engine import Position, standard_map
 from judge.engine.document import position_to_document
 
-TABLES = {"games", "players", "phases", "orders", "inbound", "outbox", "notices"}
+TABLES = {"games", "players", "phases", "orders", "inbound", "outbox", "notices", "signon_guards"}
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 

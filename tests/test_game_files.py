@@ -53,7 +53,7 @@ def set_deadline_in_file(tmp_path: Path, when: str) -> None:
 
 def test_a_password_set_by_mail_survives_an_unrelated_edit(tmp_path: Path) -> None:
     app, table = started_game(tmp_path)
-    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea4two\n",
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea-for-two\n",
                "2026-11-23 13:00")  # fmt: skip
     assert "Password changed." in table.new_mail()[0].body
     set_deadline_in_file(tmp_path, "2026-11-27 18:00")
@@ -62,7 +62,7 @@ def test_a_password_set_by_mail_survives_an_unrelated_edit(tmp_path: Path) -> No
     ]
     rows = table.new_mail()
     assert {r.kind for r in rows} == {"deadline"} and len(rows) == 7
-    table.send("england@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
+    table.send("england@example.org", "SIGNON Etest01 tea-for-two\nF Lon-NTH\n", "2026-11-24 10:00")
     rows = table.new_mail()
     assert mails(rows) == [("england@example.org", "confirm", "Re: orders")]
     assert "England: Fleet London -> North Sea." in rows[0].body
@@ -147,7 +147,7 @@ def test_a_new_address_in_the_file_replaces_the_player(tmp_path: Path) -> None:
 
 def test_a_new_password_in_the_file_is_a_reset_told_to_the_player(tmp_path: Path) -> None:
     app, table = started_game(tmp_path)
-    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea4two\n"
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea-for-two\n"
                "SET ADDRESS eng2@example.org\n", "2026-11-23 13:00")  # fmt: skip
     table.new_mail()
     edit(tmp_path, ENGLAND_LINE,
@@ -229,7 +229,7 @@ def test_a_game_loaded_before_the_judge_kept_what_it_applied(tmp_path: Path) -> 
     """Upgrading: a game whose file was loaded by an older judge (nothing recorded) takes
     the file as it is as applied, so nothing in it is applied again."""
     app, table = started_game(tmp_path)
-    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea4two\n"
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea-for-two\n"
                "SET ADDRESS eng2@example.org\n", "2026-11-23 13:00")  # fmt: skip
     with app.sessions() as session, session.begin():
         session.scalars(select(Game)).one().file_applied = None
@@ -240,7 +240,7 @@ def test_a_game_loaded_before_the_judge_kept_what_it_applied(tmp_path: Path) -> 
     assert reload(app, "2026-11-24 09:00") == RETREAT_EDITED
     assert player(app, "England").address == "eng2@example.org"
     assert table.new_mail() == []
-    table.send("eng2@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
+    table.send("eng2@example.org", "SIGNON Etest01 tea-for-two\nF Lon-NTH\n", "2026-11-24 10:00")
     assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
 
 
@@ -273,7 +273,7 @@ def test_a_game_edited_while_an_older_judge_had_loaded_it(tmp_path: Path) -> Non
     (what the old file said is not known), the game's own settings are compared with the
     game's, and the log says so."""
     app, table = started_game(tmp_path)
-    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea4two\n",
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD tea-for-two\n",
                "2026-11-23 13:00")  # fmt: skip
     with app.sessions() as session, session.begin():
         session.scalars(select(Game)).one().file_applied = None
@@ -284,7 +284,7 @@ def test_a_game_edited_while_an_older_judge_had_loaded_it(tmp_path: Path) -> Non
         "judge), changed the settings (deadlines))"
     ]
     assert table.new_mail() == []
-    table.send("england@example.org", "SIGNON Etest01 tea4two\nF Lon-NTH\n", "2026-11-24 10:00")
+    table.send("england@example.org", "SIGNON Etest01 tea-for-two\nF Lon-NTH\n", "2026-11-24 10:00")
     assert "England: Fleet London -> North Sea." in table.new_mail()[0].body
 
 

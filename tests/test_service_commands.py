@@ -550,20 +550,20 @@ def test_a_wrong_password_is_flagged_and_says_where_the_password_went(
     _to, subject, body = reply(table)
     assert subject == "[Error Flag] Re: orders"
     assert body.startswith(
-        "> SIGNON Etest01 pw-wrong\n"
+        "> SIGNON Etest01 ********\n"
         "Wrong password for England in test01: the password is the one your game master "
         "gave you (it is written in the game's file), unless it was changed since with "
         "SET PASSWORD; the judge's mail for England goes to "
         "england@example.org.\n\n"
         "> F Lon-NTH\nSign on before sending orders"
     )
-    assert "pw-eng" not in body
+    assert "pw-eng" not in body and "pw-wrong" not in body
     # France's password was made by the judge and mailed when the game started.
     table.send("france@example.org", "SIGNON Ftest01 pw-wrong\n", "2026-11-23 13:01")
     _to, subject, body = reply(table)
     assert subject == "[Error Flag] Re: orders"
     assert body.startswith(
-        "> SIGNON Ftest01 pw-wrong\n"
+        "> SIGNON Ftest01 ********\n"
         "Wrong password for France in test01: the password is the one in the judge's "
         '"game starts" mail to France, unless it was changed since with SET PASSWORD; the '
         "judge's mail for France goes to france@example.org.\n"
@@ -621,3 +621,33 @@ def test_a_second_sign_on_after_a_failed_one_is_not_checked(game: tuple[App, Tab
     assert body.count("Wrong password for England") == 1
     assert body.count("Not checked: a sign-on earlier in this message failed") == 2
     assert active_orders(app, "England") == []
+
+
+def test_every_power_signed_on_from_elsewhere_gets_a_copy_of_its_own_part(
+    game: tuple[App, Table],
+) -> None:
+    # Issue 11 item 8: SIGNON England / F Lon H / SIGNON France / A Par H from a stranger
+    # changed England's order, and only France's registered address heard of it.  Each
+    # power now gets a copy at its registered address, showing its own part only.
+    app, table = game
+    table.send(
+        "stranger@example.net",
+        "SIGNON Etest01 pw-eng\nF Lon H\nF Edi-Lvp\nSIGNON Ftest01 paris-123\nA Par H\n",
+        "2026-11-23 13:00",
+    )
+    rows = table.new_mail()
+    assert [(r.to_addr, r.kind) for r in rows] == [
+        ("stranger@example.net", "confirm"),
+        ("england@example.org", "copy"),
+        ("france@example.org", "copy"),
+    ]
+    assert active_orders(app, "England") == ["F lon H"]
+    assert active_orders(app, "France") == ["A par H"]
+    england, france = rows[1].body, rows[2].body
+    assert "someone signed on as England from stranger@example.net" in " ".join(england.split())
+    assert "England: Fleet London HOLD." in england
+    assert "F Edi-Lvp" in england  # England's own refused line
+    assert "Paris" not in england
+    assert "someone signed on as France from stranger@example.net" in " ".join(france.split())
+    assert "France: Army Paris HOLD." in france
+    assert "Fleet London" not in france and "Edi" not in france

@@ -43,6 +43,7 @@ __all__ = [
     "PhaseRecord",
     "Player",
     "PlayerStatus",
+    "SignonGuard",
 ]
 
 # Named constraints are what let Alembic's batch mode (SQLite) drop or alter them later, and
@@ -377,6 +378,40 @@ class OutboundMessage(Base):
     claimed_by: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     sent_at: Mapped[datetime | None]
+    #: The body holds a password (a game start, a replacement's welcome, a reset): it is
+    #: replaced by a note once the mail is sent or given up, and the flag cleared
+    #: (``judge.services.outbox``).  Indexed: the few flagged rows are found without
+    #: reading the whole outbox.
+    secret: Mapped[bool] = mapped_column(default=False, server_default="0", index=True)
 
     def __repr__(self) -> str:
         return f"OutboundMessage(id={self.id!r}, kind={self.kind!r}, to_addr={self.to_addr!r})"
+
+
+class SignonGuard(Base):
+    """Wrong passwords for one seat of a game (a power, or "M" for the game master), counted
+    apart for sign-ons from the seat's registered address and from anywhere else, and the
+    lockout they led to (``judge.services.inbound``).  One row per seat and kind of sender,
+    kept for the game's life: counts and times only, never a password or an address."""
+
+    __tablename__ = "signon_guards"
+    __table_args__ = (UniqueConstraint("game_id", "seat", "registered"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The power's canonical name, or "M" for the game master.
+    seat: Mapped[str] = mapped_column(String)
+    #: True: sign-ons from the seat's registered address; False: from any other address.
+    registered: Mapped[bool]
+    #: Wrong passwords since ``window_start``.
+    failures: Mapped[int] = mapped_column(default=0)
+    #: When the current count began: failures older than the window start it again.
+    window_start: Mapped[datetime | None]
+    #: Sign-ons of this kind are refused, unchecked, until then.
+    locked_until: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return (
+            f"SignonGuard(game_id={self.game_id!r}, seat={self.seat!r}, "
+            f"registered={self.registered!r}, locked_until={self.locked_until!r})"
+        )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -380,6 +381,7 @@ def _tell_reset(session: Session, judge: Judge, game: Game, player: Player, pass
         f"Your new password is: {password}\n"
         f"Keep it to yourself: anyone who has it can give orders for {player.power}.",
         f"Sign on with: SIGNON {letter}{game.name} {password}",
+        secret=True,
     )  # fmt: skip
 
 
@@ -393,8 +395,10 @@ def _tell_player(
     now: datetime,
     *paragraphs: str,
     kind: str = "notice",
+    secret: bool = False,
 ) -> None:
-    """Queue a notice about ``player``'s seat to ``address``."""
+    """Queue a notice about ``player``'s seat to ``address`` (``secret``: it holds a
+    password, purged from the outbox once sent)."""
     mail = judge.renderer.render(
         "player/notice.txt.j2",
         judge_name=judge.settings.name,
@@ -403,7 +407,9 @@ def _tell_player(
         subject=subject,
         paragraphs=list(paragraphs),
     )
-    queue_mail(session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id)
+    queue_mail(
+        session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id, secret=secret
+    )
 
 
 def _apply_deadline(
@@ -537,7 +543,10 @@ def _welcome(
         replacement=replacement,
     )
     kind = "replacement" if replacement else "gamestart"
-    queue_mail(session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id)
+    queue_mail(
+        session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id,
+        secret=password is not None,
+    )  # fmt: skip
 
 
 def _player_deadline(game: Game, player: Player) -> str | None:
@@ -811,6 +820,62 @@ def notify_master(
     )
     queue_mail(session, judge, to=game.master_address, mail=mail, kind="notice", now=now,
                game_id=game.id)  # fmt: skip
+
+
+def notify_signon_locked(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    player: Player | None,
+    now: datetime,
+    *,
+    failures: int,
+    sender: str,
+    registered: bool,
+    until: datetime,
+) -> None:
+    """Tell the game master, and the player at the registered address (``player`` None:
+    the game master's own sign-on), that too many wrong passwords locked a seat's
+    sign-ons until ``until``: once per lockout (the caller locks once)."""
+    who = player.power if player is not None else f"the game master of {game.name}"
+    as_who = player.power if player is not None else "game master"
+    address = player.address if player is not None else game.master_address
+    scope = (
+        f"from its registered address ({address})"
+        if registered
+        else f"from any address but its registered one ({address})"
+    )
+    when = format_deadline(until, game_zone(game))
+    facts = (
+        f"{failures} wrong passwords for {who} were sent within an hour, the last from "
+        f"{sender}: sign-ons as {as_who} {scope} are refused, without looking at the "
+        f"password, until {when}."
+    )
+    subject = f"sign-ons as {as_who} locked"
+    notify_master(
+        session, judge, game, now, subject,
+        _wrap(facts) + "\n\n" + _wrap(
+            "If they were not sent by the player, someone may be guessing the password: no "
+            "guess was right. Nothing needs doing; a password reset in the game file, or a "
+            "new address, is up to you."
+        ),
+    )  # fmt: skip
+    if player is None:
+        return
+    _tell_player(
+        session, judge, game, player, player.address, subject, now,
+        _wrap(facts),
+        _wrap(
+            "If you did not send them, someone may be guessing your password: no guess was "
+            "right. If your password is short or easy to guess, choose a longer one with "
+            "SET PASSWORD."
+        ),
+    )  # fmt: skip
+
+
+def _wrap(text: str) -> str:
+    """A paragraph of a notice, broken at spaces into lines of at most 76 characters."""
+    return textwrap.fill(text, 76, break_long_words=False, break_on_hyphens=False)
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:

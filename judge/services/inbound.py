@@ -22,12 +22,13 @@ from datetime import datetime, timedelta
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import NJUDGE_COMMANDS, NJUDGE_SETTINGS, Command, parse_commands
 from judge.config import rules_from_dict
 from judge.db import queries
-from judge.db.models import Game, InboundMessage, Player
+from judge.db.models import Game, InboundMessage, OutboundMessage, Player, SignonGuard
 from judge.db.session import read_only
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
@@ -44,6 +45,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.mail.decode import BodyText, IncomingMail, decode, read_body
+from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import deserves_reply, refuse_reason
 from judge.presenters import (
     adjustment_status,
@@ -63,13 +65,19 @@ from judge.services.games import (
     game_summary,
     game_zone,
     notify_master,
+    notify_signon_locked,
     owed,
     process_game,
     respect_absences,
     set_deadline,
 )
 from judge.services.outbox import insert_outbox, queue_mail
-from judge.services.passwords import hash_password, verify_password
+from judge.services.passwords import (
+    MAX_PASSWORD_LENGTH,
+    MIN_PASSWORD_LENGTH,
+    hash_password,
+    verify_password,
+)
 
 log = logging.getLogger(__name__)
 
@@ -527,6 +535,12 @@ class _BatchCache:
     replies: dict[str, dict[str, int]] = field(default_factory=dict)
     #: The messages of the transaction decoded before it began, by inbound id.
     decoded: dict[int, IncomingMail] = field(default_factory=dict)
+    #: The sign-on guards of the games in ``guard_games``, by (game, seat, registered).
+    guards: dict[tuple[int, str, bool], SignonGuard] = field(default_factory=dict)
+    guard_games: set[int] = field(default_factory=set)
+    #: Copies to a registered address in the last hour (the copy ration), once read: when
+    #: each was queued, and whether the "held back" notice went.
+    copies: dict[str, _CopyLog] = field(default_factory=dict)
 
 
 def _write_orders(session: Session, cache: _BatchCache) -> None:
@@ -543,10 +557,34 @@ def _write_orders(session: Session, cache: _BatchCache) -> None:
 
 
 @dataclass
+class _CopyLog:
+    """The copies queued to one registered address in the last hour (see
+    :data:`MAX_COPIES_PER_HOUR`)."""
+
+    times: list[datetime] = field(default_factory=list)
+    held_notice: bool = False
+
+
+@dataclass(frozen=True)
+class _Marks:
+    """How far each list of a :class:`_Reply` had grown at one point of a message."""
+
+    actions: int
+    paragraphs: int
+    rejected: int
+    ignored: int
+    errors: int
+
+
+@dataclass
 class _Signed:
     game: Game
     player: Player | None  # None: the game master
     copy_to: str | None = None
+    #: Where this sign-on's part of the reply begins and (once another sign-on follows)
+    #: ends: a copy to the registered address shows that part only.
+    start: _Marks | None = None
+    end: _Marks | None = None
 
 
 @dataclass
@@ -582,6 +620,17 @@ MAX_QUOTED_CHARS = 200
 MAX_SUBJECT_ECHO = 200
 #: A reason or an action, which may quote a word of the message, at most this many.
 MAX_REASON_CHARS = 500
+
+#: Wrong passwords for one seat (a power, or the game master) within
+#: :data:`SIGNON_FAILURE_WINDOW` that lock its sign-ons for :data:`SIGNON_LOCKOUT`.  Counted
+#: apart for sign-ons from the seat's registered address and from any other address, so
+#: that a stranger's guesses never lock the player's own address out.
+SIGNON_MAX_FAILURES = 5
+SIGNON_FAILURE_WINDOW = timedelta(hours=1)
+SIGNON_LOCKOUT = timedelta(hours=1)
+#: Copies to a registered address of mail signed on from elsewhere, per hour; beyond it
+#: one notice says that further copies are held back, and until when.
+MAX_COPIES_PER_HOUR = 5
 
 #: Absences are bounded, as judges do: length of one, and how many a player may take.
 MAX_ABSENCE_DAYS = 14
@@ -668,6 +717,10 @@ def handle(
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
+    if size <= judge.settings.max_message_bytes:
+        # What is kept of the message has its passwords masked (issue 11 item 6); the
+        # message itself is read from ``mail``, decoded above.
+        row.raw = redact_passwords(row.raw)
     # The subject comes back in the reply's subject: an excerpt of it, like every other
     # part of the message a reply quotes.
     mail = replace(mail, subject=_cut(mail.subject, MAX_SUBJECT_ECHO, note=False))
@@ -719,11 +772,11 @@ def handle(
         # The commands were carried out; only the answer is held back, as a last defence
         # against a mail loop with a robot the rules did not recognise.
         row.reason = spent
+        # Copies to registered addresses are security notices with a ration of their own.
+        conversation.queue_copies(row)
     else:
         conversation.finish(row)
         _note_reply(cache, mail.sender, reply.kind)
-        if conversation.signed is not None and conversation.signed.copy_to:
-            _note_reply(cache, conversation.signed.copy_to, "confirm")
     row.state = "done"
 
 
@@ -752,7 +805,11 @@ def _reply_kind(conversation: _Conversation, judge: Judge, understood: bool) -> 
     # Mail that carried out no command (nothing in it read, or every line refused) gets
     # an answer that carries out none either: two programs answering each other so (one
     # judge's refusal, quoted, is the other's refused line) are a loop.
-    did_nothing = not (understood and (conversation.reply.paragraphs or conversation.reply.actions))
+    # A wrong password for a real seat is a person's mistake (a robot's line never names
+    # one): the sign-on lockout bounds the guesses, the ordinary ration the answers.
+    did_nothing = not conversation.seat_named and not (
+        understood and (conversation.reply.paragraphs or conversation.reply.actions)
+    )
     if did_nothing or _answers_own_mail(conversation.mail, judge):
         return "reply-loop"
     return "reply"
@@ -976,6 +1033,13 @@ class _Conversation:
         #: A sign-on of this message failed: no other is checked (one message must not
         #: try many passwords, nor show by its reply which one was right).
         self.signon_failed = False
+        # A sign-on that named a real seat of a real game (its password checked, or refused
+        # by a lockout): a person's mistake, answered under the ordinary ration, not a
+        # robot's line answered under the loop ration (see _reply_kind).
+        self.seat_named = False
+        #: Every sign-on of the message that succeeded, in order: each power signed on
+        #: from elsewhere gets a copy of its part (issue 11 item 8).
+        self.signons: list[_Signed] = []
 
     def _position(self, game: Game) -> Position:
         """The game's current position, read once per transaction and phase."""
@@ -1013,13 +1077,17 @@ class _Conversation:
             self.reject(command.line, str(err))
 
     def reject(self, line: str, reason: str) -> None:
-        self.reply.rejected.append({"line": line, "reason": reason})
+        # A line quoted back never shows a password (a near miss would give most of the
+        # right one away, and the reply is kept in the outbox).
+        self.reply.rejected.append({"line": mask_passwords(line), "reason": reason})
         self.reply.errors += 1
 
     # -- sign-on ------------------------------------------------------------------
 
     def cmd_signon(self, command: Command) -> None:
         who, game_name, password = command.args
+        if self.signed is not None:
+            self.signed.end = self._marks()
         if self.signon_failed:
             raise ServiceError(
                 "not checked: a sign-on earlier in this message failed; send one SIGNON "
@@ -1031,6 +1099,16 @@ class _Conversation:
             # Nothing after a failed sign-on is read as the orders of an earlier one.
             self.signed = None
             raise
+        assert self.signed is not None
+        self.signed.start = self._marks()
+        self.signons.append(self.signed)
+
+    def _marks(self) -> _Marks:
+        reply = self.reply
+        return _Marks(
+            len(reply.actions), len(reply.paragraphs), len(reply.rejected), len(reply.ignored),
+            reply.errors,
+        )  # fmt: skip
 
     def _sign_on(self, who: str, game_name: str, password: str) -> None:
         game = self._game(game_name)
@@ -1039,14 +1117,7 @@ class _Conversation:
                 f"there is no game called {game_name!r} on this judge; send LIST for the games"
             )
         if who.upper() == "M":
-            if not game.master_password_hash or not verify_password(
-                game.master_password_hash, password
-            ):
-                self.signon_failed = True
-                raise ServiceError(
-                    f"wrong game master password for {game.name}: it is the [master] password "
-                    "of the game's file"
-                )
+            self._check_password(game, None, game.master_password_hash, password)
             self.signed = _Signed(game, None)
             self.reply.actions.append(f"Signed on as game master of {game.name}.")
             return
@@ -1060,22 +1131,102 @@ class _Conversation:
             raise ServiceError(f"nobody plays {power} in {game.name}")
         if player.status == "resigned":
             raise ServiceError(f"{power} resigned from {game.name}")
-        if not verify_password(player.password_hash, password):
-            self.signon_failed = True
-            # Say where the right one is, never what it is.  A password written in the
-            # game's file is the game master's to give; one the judge made was mailed.
-            seat = ((game.file_applied or {}).get("players") or {}).get(power) or {}
-            if seat.get("password"):
-                source = "the one your game master gave you (it is written in the game's file)"
-            else:
-                source = f'the one in the judge\'s "game starts" mail to {power}'
-            raise ServiceError(
-                f"wrong password for {power} in {game.name}: the password is {source}, unless "
-                f"it was changed since with SET PASSWORD; the judge's mail for {power} goes "
-                f"to {player.address}"
-            )
+        self._check_password(game, player, player.password_hash, password)
         copy_to = player.address if player.address != self.mail.sender else None
         self.signed = _Signed(game, player, copy_to)
+
+    def _check_password(
+        self, game: Game, player: Player | None, stored_hash: str | None, password: str
+    ) -> None:
+        """Raise ServiceError unless ``password`` is the seat's (``player`` None: the game
+        master's).  A seat locked by too many wrong passwords is refused without checking
+        (see :data:`SIGNON_MAX_FAILURES`); a wrong password counts towards its lockout."""
+        seat = player.power if player is not None else "M"
+        self.seat_named = True
+        registered_address = player.address if player is not None else game.master_address
+        registered = registered_address is not None and registered_address == self.mail.sender
+        guard = self._guard(game, seat, registered)
+        who = player.power if player is not None else f"the game master of {game.name}"
+        as_who = player.power if player is not None else "game master"
+        whose = f"{player.power}'s" if player is not None else "the game master's"
+        if guard is not None and guard.locked_until is not None and guard.locked_until > self.now:
+            self.signon_failed = True
+            until = format_deadline(guard.locked_until, game_zone(game))
+            where = "" if player is None else f" in {game.name}"
+            if registered:
+                raise ServiceError(
+                    f"not checked: after {SIGNON_MAX_FAILURES} wrong passwords for {who}{where} "
+                    f"within an hour from its registered address, sign-ons as {as_who} from "
+                    f"that address are refused until {until}; send it again after then"
+                )
+            raise ServiceError(
+                f"not checked: after {SIGNON_MAX_FAILURES} wrong passwords for {who}{where} "
+                f"within an hour, sign-ons as {as_who} from any address but its registered "
+                f"one are refused until {until}; send it again after then, or from {whose} "
+                "registered address"
+            )
+        if verify_password(stored_hash, password):
+            return
+        self.signon_failed = True
+        self._count_failure(game, player, seat, registered, guard)
+        if player is None:
+            raise ServiceError(
+                f"wrong game master password for {game.name}: it is the [master] password "
+                "of the game's file"
+            )
+        power = player.power
+        # Say where the right one is, never what it is.  A password written in the
+        # game's file is the game master's to give; one the judge made was mailed.
+        seat_file = ((game.file_applied or {}).get("players") or {}).get(power) or {}
+        if seat_file.get("password"):
+            source = "the one your game master gave you (it is written in the game's file)"
+        else:
+            source = f'the one in the judge\'s "game starts" mail to {power}'
+        raise ServiceError(
+            f"wrong password for {power} in {game.name}: the password is {source}, unless "
+            f"it was changed since with SET PASSWORD; the judge's mail for {power} goes "
+            f"to {player.address}"
+        )
+
+    def _guard(self, game: Game, seat: str, registered: bool) -> SignonGuard | None:
+        """The seat's guard for this kind of sender (a game's guards are read at once)."""
+        if game.id not in self.cache.guard_games:
+            self.cache.guard_games.add(game.id)
+            with self.session.no_autoflush:
+                rows = self.session.scalars(
+                    select(SignonGuard).where(SignonGuard.game_id == game.id)
+                )
+                for row in rows:
+                    self.cache.guards[(game.id, row.seat, row.registered)] = row
+        return self.cache.guards.get((game.id, seat, registered))
+
+    def _count_failure(
+        self,
+        game: Game,
+        player: Player | None,
+        seat: str,
+        registered: bool,
+        guard: SignonGuard | None,
+    ) -> None:
+        """Count a wrong password; the last one allowed locks the seat's sign-ons of this
+        kind for :data:`SIGNON_LOCKOUT`, and the game master and the player are told."""
+        if guard is None:
+            guard = SignonGuard(game_id=game.id, seat=seat, registered=registered, failures=0)
+            self.session.add(guard)
+            self.cache.guards[(game.id, seat, registered)] = guard
+        if guard.window_start is None or self.now - guard.window_start >= SIGNON_FAILURE_WINDOW:
+            guard.window_start, guard.failures = self.now, 0
+        guard.failures += 1
+        if guard.failures < SIGNON_MAX_FAILURES:
+            return
+        # Locked: the count starts again when the lockout ends.  Told once per lockout.
+        guard.locked_until = self.now + SIGNON_LOCKOUT
+        guard.window_start, guard.failures = None, 0
+        notify_signon_locked(
+            self.session, self.judge, game, player, self.now,
+            failures=SIGNON_MAX_FAILURES, sender=self.mail.sender, registered=registered,
+            until=guard.locked_until,
+        )  # fmt: skip
 
     def _find_player(self, game: Game, power: str) -> Player | None:
         """The player of ``power`` in ``game`` (the game's players are read at once)."""
@@ -1317,8 +1468,15 @@ class _Conversation:
     def cmd_set_password(self, command: Command) -> None:
         _game, player = self._player(command)
         new = command.args[0] if command.args else ""
-        if len(new) < 4:
-            raise ServiceError("the new password must have at least 4 characters")
+        if len(new) < MIN_PASSWORD_LENGTH:
+            raise ServiceError(
+                f"a password needs at least {MIN_PASSWORD_LENGTH} characters (this one has "
+                f"{len(new)}): choose a longer one, e.g. four words joined by dashes"
+            )
+        if len(new) > MAX_PASSWORD_LENGTH:
+            raise ServiceError(
+                f"a password has at most {MAX_PASSWORD_LENGTH} characters (this one has {len(new)})"
+            )
         player.password_hash = hash_password(new)
         self.reply.actions.append("Password changed.")
 
@@ -1502,6 +1660,7 @@ class _Conversation:
     # -- the reply ----------------------------------------------------------------
 
     def finish(self, row: InboundMessage) -> None:
+        """Queue the reply to the sender, and the copies (:meth:`queue_copies`)."""
         signed = self.signed
         if signed is None or signed.player is None or signed.game.phase is None:
             if signed is not None and signed.player is None:
@@ -1509,6 +1668,7 @@ class _Conversation:
             elif signed is not None:
                 self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
             _reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.cache)
+            self.queue_copies(row)
             return
         mail = self._confirmation(signed.game, signed.player, copy_note=None)
         queue_mail(
@@ -1517,25 +1677,104 @@ class _Conversation:
             in_reply_to=self.mail.message_id, references=self.mail.references,
             into=self.cache.writes.outbox,
         )  # fmt: skip
-        if signed.copy_to:
+        self.queue_copies(row)
+
+    def queue_copies(self, row: InboundMessage) -> None:
+        """A copy for every power this message signed on as from an address other than
+        its registered one, to that address: its own part of the message (never another
+        power's) and its orders as they now stand.  Copies have their own ration
+        (:data:`MAX_COPIES_PER_HOUR`), apart from the sender's reply ration, so that they
+        go even when the sender's reply is held back, and never use up the player's own.
+        """
+        parts: dict[tuple[int, int], list[_Signed]] = {}
+        for signed in self.signons:
+            if signed.player is not None and signed.copy_to and signed.game.phase is not None:
+                parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
+        for signeds in parts.values():
+            first = signeds[0]
+            assert first.player is not None and first.copy_to is not None
+            game, player, address = first.game, first.player, first.copy_to
+            log_ = self._copy_log(address)
+            if len(log_.times) >= MAX_COPIES_PER_HOUR:
+                if not log_.held_notice:
+                    log_.held_notice = True
+                    self._queue_held_notice(row, game, player, address, min(log_.times))
+                continue
+            log_.times.append(self.now)
             note = (
-                f"This is a copy: someone signed on as {signed.player.power} from "
+                f"This is a copy: someone signed on as {player.power} from "
                 f"{self.mail.sender}, not from your registered address."
             )
-            copy = self._confirmation(signed.game, signed.player, copy_note=note)
+            part = _Reply(not_read=self.reply.not_read)
+            for signed in signeds:
+                begin = signed.start or _Marks(0, 0, 0, 0, 0)
+                end = signed.end or self._marks()
+                reply = self.reply
+                part.actions += reply.actions[begin.actions : end.actions]
+                part.paragraphs += reply.paragraphs[begin.paragraphs : end.paragraphs]
+                part.rejected += reply.rejected[begin.rejected : end.rejected]
+                part.ignored += reply.ignored[begin.ignored : end.ignored]
+                part.errors += end.errors - begin.errors
+            copy = self._confirmation(game, player, copy_note=note, part=part)
             queue_mail(
-                self.session,
-                self.judge,
-                to=signed.copy_to,
-                mail=copy,
-                kind="confirm",
-                now=self.now,
-                game_id=signed.game.id,
-                inbound_id=row.id,
-                into=self.cache.writes.outbox,
-            )
+                self.session, self.judge, to=address, mail=copy, kind="copy", now=self.now,
+                game_id=game.id, inbound_id=row.id, into=self.cache.writes.outbox,
+            )  # fmt: skip
 
-    def _confirmation(self, game: Game, player: Player, copy_note: str | None) -> RenderedMail:
+    def _copy_log(self, address: str) -> _CopyLog:
+        """The copies to ``address`` in the last hour (read once per transaction)."""
+        log_ = self.cache.copies.get(address)
+        if log_ is None:
+            since = self.now - timedelta(hours=1)
+            with self.session.no_autoflush:
+                rows = self.session.execute(
+                    select(OutboundMessage.kind, OutboundMessage.created_at).where(
+                        OutboundMessage.to_addr == address,
+                        OutboundMessage.created_at >= since,
+                        OutboundMessage.kind.in_(("copy", "copy-held")),
+                    )
+                ).all()
+            log_ = self.cache.copies[address] = _CopyLog(
+                times=[when for kind, when in rows if kind == "copy"],
+                held_notice=any(kind == "copy-held" for kind, _when in rows),
+            )
+        return log_
+
+    def _queue_held_notice(
+        self, row: InboundMessage, game: Game, player: Player, address: str, oldest: datetime
+    ) -> None:
+        """Tell ``address`` once that its copies are held back, and until when."""
+        zone = player.timezone or game_zone(game)
+        until = format_deadline(oldest + timedelta(hours=1), zone)
+        letter = self.map.power_letter[player.power]
+        mail = self.judge.renderer.render(
+            "player/notice.txt.j2",
+            judge_name=self.judge.settings.name,
+            game_name=game.name,
+            power=player.power,
+            subject="copies held back",
+            paragraphs=[
+                _wrapped(
+                    f"{MAX_COPIES_PER_HOUR} copies of mail signed on as {player.power} from "
+                    f"other addresses were sent to you in the last hour; the judge holds back "
+                    f"further copies until {until}. The latest came from {self.mail.sender}."
+                ),
+                _wrapped(
+                    f"Whoever sent them knows your password. If it was not you, change it now "
+                    f"with SET PASSWORD from this address and tell your game master. To see "
+                    f"your orders as they stand, send: SIGNON {letter}{game.name} <password>"
+                ),
+            ],
+        )
+        queue_mail(
+            self.session, self.judge, to=address, mail=mail, kind="copy-held", now=self.now,
+            game_id=game.id, inbound_id=row.id, into=self.cache.writes.outbox,
+        )  # fmt: skip
+
+    def _confirmation(
+        self, game: Game, player: Player, copy_note: str | None, part: _Reply | None = None
+    ) -> RenderedMail:
+        part = part if part is not None else self.reply
         position = self._position(game)
         # Oldest first: rows written by this message have no id until the flush.
         active = [o for o in self._active(game, player) if o.canonical is not None]
@@ -1576,14 +1815,14 @@ class _Conversation:
                 if game.deadline and player_zone != zone
                 else None
             ),
-            actions=self.reply.actions + self.reply.paragraphs,
+            actions=part.actions + part.paragraphs,
             order_lines=echoed,
             missing_lines=missing,
-            rejected=self.reply.rejected,
-            ignored=self.reply.ignored,
-            not_read=self.reply.not_read,
+            rejected=part.rejected,
+            ignored=part.ignored,
+            not_read=part.not_read,
             complete=complete,
-            error_count=self.reply.errors,
+            error_count=part.errors,
             copy_note=copy_note,
             subject_in=self.mail.subject or "(no subject)",
         )

@@ -25,6 +25,7 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
+from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db import queries
@@ -38,6 +39,7 @@ __all__ = [
     "CLAIM_TIME",
     "DEFAULT_MAX_ATTEMPTS",
     "MAX_RETRY_DELAY",
+    "PURGED_BODY",
     "RETRY_DELAY",
     "PermanentError",
     "SentJournal",
@@ -47,6 +49,7 @@ __all__ = [
     "backoff",
     "deliver_pending",
     "new_message_id",
+    "purge_secrets",
     "queue_mail",
     "sender_gone",
     "sender_token",
@@ -69,6 +72,12 @@ MAX_RETRY_DELAY = timedelta(hours=1)
 CLAIM_TIME = timedelta(minutes=10)
 #: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot.
 CLAIM_BATCH = 20
+#: What the body of a mail that carried a password (``secret``) becomes once it is sent
+#: or given up (:func:`purge_secrets`).
+PURGED_BODY = (
+    "(This mail held a password. Its text was removed from the judge's records once it "
+    "was sent; the subject, the address and the times are kept.)\n"
+)
 
 
 class TransientError(Exception):
@@ -106,12 +115,14 @@ def queue_mail(
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
     into: list[dict[str, object]] | None = None,
+    secret: bool = False,
 ) -> str:
     """Add one email to the outbox (the caller's transaction commits it); return its
     Message-ID.
 
     With ``into``, the row is added to that list instead, for the caller to write with
     :func:`insert_outbox` (one statement for many) before anything reads the outbox.
+    ``secret``: the body holds a password, purged once the mail is sent (or given up).
     """
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
@@ -135,6 +146,7 @@ def queue_mail(
         "state": "queued",
         "attempts": 0,
         "created_at": now,
+        "secret": secret,
     }
     if into is not None:
         into.append(row)
@@ -266,7 +278,32 @@ def deliver_pending(
     finally:
         if journal is not None:
             _record_journal(sessions, journal)
+        purge_secrets(sessions)
     return sent
+
+
+def purge_secrets(sessions: sessionmaker[Session]) -> int:
+    """Replace the body of every mail that held a password and is now sent or given up
+    with :data:`PURGED_BODY`, and clear its flag; return how many.
+
+    Run at the end of every delivery run (so also for mail a run before a crash sent):
+    a read through the ``secret`` index first, so that a run with nothing to purge
+    writes nothing.
+    """
+    done = (OutboundState.SENT, OutboundState.FAILED)
+    wanted = (OutboundMessage.secret.is_(True), OutboundMessage.state.in_(done))
+    with sessions() as session:
+        read_only(session)
+        if session.scalar(select(OutboundMessage.id).where(*wanted).limit(1)) is None:
+            return 0
+    with sessions() as session, session.begin():
+        result = session.execute(
+            update(OutboundMessage)
+            .where(*wanted)
+            .values(body=PURGED_BODY, secret=False)
+            .execution_options(synchronize_session=False)
+        )
+        return int(getattr(result, "rowcount", 0) or 0)
 
 
 def _claim(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import math
 import secrets
 import threading
 from collections import OrderedDict
@@ -14,7 +15,15 @@ from argon2.exceptions import InvalidHashError, VerificationError
 
 # Modest cost: a judge verifies a password per message, and tests hash many.
 _HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
-_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+#: The letters of the passwords the judge makes: lower case and digits, without the ones
+#: easily mistaken for others (0 o, 1 l i).
+PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
+#: The length of the passwords the judge makes: 10 of 31 letters, about 49.5 bits.
+GENERATED_PASSWORD_LENGTH = 10
+#: The shortest password SET PASSWORD takes.
+MIN_PASSWORD_LENGTH = 8
+#: The longest (a bound on what is hashed; no one types more).
+MAX_PASSWORD_LENGTH = 128
 
 #: Makes a new password; tests inject a deterministic one.
 PasswordMaker = Callable[[], str]
@@ -63,5 +72,10 @@ def verify_password(stored_hash: str | None, password: str) -> bool:
 
 
 def new_password() -> str:
-    """A random password of 10 easily typed characters."""
-    return "".join(secrets.choice(_ALPHABET) for _ in range(10))
+    """A random password of :data:`GENERATED_PASSWORD_LENGTH` easily typed characters."""
+    return "".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(GENERATED_PASSWORD_LENGTH))
+
+
+def generated_password_bits() -> float:
+    """The entropy of a password made by :func:`new_password`, in bits."""
+    return GENERATED_PASSWORD_LENGTH * math.log2(len(PASSWORD_ALPHABET))
