@@ -24,6 +24,8 @@ from email.utils import getaddresses
 from html.parser import HTMLParser
 from types import MappingProxyType
 
+from judge.mail.subjects import is_forward
+
 __all__ = ["BodyText", "IncomingMail", "decode", "html_to_text", "order_text", "read_body"]
 
 
@@ -1108,9 +1110,6 @@ _PGP_BEGIN = re.compile(r"^\s*-----BEGIN PGP ([A-Z][A-Z0-9 ,/]*)-----\s*$")
 # A list item as mail programs write it when orders are typed as a list: a bullet, or a
 # small number with "." or ")", then a space.
 _BULLET = re.compile(r"^[ \t]*(?:[-*•·◦▪‣–§]|\d{1,2}[.)])[ \t]+(?=\S)")
-# Subject prefixes of a forwarded message (English, German, French, Spanish, Italian,
-# Portuguese, Dutch, Scandinavian, Finnish, Polish).
-_FORWARD_SUBJECT = re.compile(r"^\s*(?:fwd?|wg|tr|rv|i|enc|doorst|vb|vs|vl|pd)\s*:", re.IGNORECASE)
 _MAX_SHOWN = 60
 
 
@@ -1169,7 +1168,7 @@ def read_body(text: str, subject: str = "") -> BodyText:
         lines = str(text).splitlines()
     except Exception:
         return BodyText((), (), (), ())
-    forward_subject = bool(_FORWARD_SUBJECT.match(str(subject)))
+    forward_subject = is_forward(subject)
     kept: list[str] = []
     dropped: list[str] = []
     quoted: list[str] = []

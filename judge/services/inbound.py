@@ -43,6 +43,7 @@ from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.mail.decode import BodyText, IncomingMail, decode, read_body
 from judge.mail.rules import refuse_reason
+from judge.mail.subjects import strip_prefixes
 from judge.presenters import (
     adjustment_status,
     echo_lines,
@@ -481,7 +482,7 @@ def _not_read(
     if read:
         return items
     items += body.quoted
-    subject = _REPLY_PREFIXES.sub("", mail.subject).strip()
+    subject = strip_prefixes(mail.subject)
     if subject:
         commands, _after = parse_commands([subject])
         if commands and (
@@ -496,13 +497,6 @@ def _not_read(
                 "the message only"
             )
     return items
-
-
-# "Re:", "Fwd:" and their translations, as often as they are stacked.
-_REPLY_PREFIXES = re.compile(
-    r"^(?:\s*(?:re|aw|sv|vs|ref|rif|odp|отв|fwd?|wg|tr|rv|enc|i|pd|vb)\s*(?:\[\d+\])?\s*:)+",
-    re.IGNORECASE,
-)
 
 
 def _not_read_paragraph(items: Sequence[str]) -> str:
