@@ -48,6 +48,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.units import UnitType
 
 __all__ = [
+    "MAX_WORD_LENGTH",
     "UNIT_ONLY",
     "AmbiguousOrderError",
     "OrderSyntaxError",
@@ -170,6 +171,10 @@ _TOKEN_RE = re.compile(
 
 _MAX_NAME_WORDS = 6
 _QUOTE_LIMIT = 60
+#: The longest word an order may hold: longer than any province, power or order word (the
+#: map's fuzzy matching stops well before), so a longer one is refused as such, never
+#: looked up (a word of 8,000 letters once cost gigabytes of typo variants).
+MAX_WORD_LENGTH = 64
 
 
 def _q(text: str) -> str:
@@ -277,6 +282,13 @@ def _tokenize(text: str, whole: str) -> list[_Tok]:
             else:
                 tokens.extend(_Tok("dash", "-") for _ in run)
             continue
+        if group == "word" and m.end() - m.start() > MAX_WORD_LENGTH:
+            word = m.group()
+            raise OrderSyntaxError(
+                f"{_q(whole)}: the word {_q(word)} is {len(word):,} letters long; no name or "
+                f"order word is longer than {MAX_WORD_LENGTH} letters (is a space missing?)",
+                text=whole,
+            )
         kind = {"open": "(", "close": ")", "slash": "/"}.get(group or "", group or "")
         tokens.append(_Tok(kind, m.group()))
     return tokens
@@ -399,10 +411,15 @@ class _Parser:
     def fail_unit_only(self) -> NoReturn:
         """A unit or a place alone: not an order outside adjustments (a hold needs its
         ``H``), so that a signature's "Brest, France" is never taken for a hold."""
+        # The unit as written, or as read when what was written is long (a run of
+        # punctuation the tokenizer skips): a message quotes a line's worth at most.
+        body = self.body
+        if len(body) > _QUOTE_LIMIT:
+            body = " ".join(t.raw for t in self.toks)[:_QUOTE_LIMIT]
         if self.kind is PhaseKind.RETREAT:
-            choices = f"'{self.body} - <province>' to retreat or '{self.body} D' to disband"
+            choices = f"'{body} - <province>' to retreat or '{body} D' to disband"
         else:
-            choices = f"'{self.body} H' to hold it, or say what else it does (-, S, C)"
+            choices = f"'{body} H' to hold it, or say what else it does (-, S, C)"
         raise OrderSyntaxError(
             f"{_q(self.whole)}: a unit or a place alone is not an order; write {choices}",
             text=self.whole,
@@ -699,8 +716,10 @@ class _Parser:
             if not t.is_word or t.low in _KEYWORDS:
                 break
             run.append(t.raw)
+            if len(run) > _MAX_NAME_WORDS * 4:
+                break  # enough to quote: the message shows at most a line's worth
         written = " ".join(run)
-        self.fail(f"{written!r} is not a province name on this map")
+        self.fail(f"{_q(written)} is not a province name on this map")
 
 
 # -- DAIDE ----------------------------------------------------------------------------
