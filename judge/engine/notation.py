@@ -48,6 +48,7 @@ from judge.engine.phases import PhaseKind
 from judge.engine.units import UnitType
 
 __all__ = [
+    "MAX_ORDERS",
     "MAX_WORD_LENGTH",
     "UNIT_ONLY",
     "AmbiguousOrderError",
@@ -175,6 +176,10 @@ _QUOTE_LIMIT = 60
 #: map's fuzzy matching stops well before), so a longer one is refused as such, never
 #: looked up (a word of 8,000 letters once cost gigabytes of typo variants).
 MAX_WORD_LENGTH = 64
+#: The most orders :func:`parse_orders` reads from one text (more than any power has
+#: units); the rest is one error saying it was not read, so a long line of short
+#: pieces ("A Par, A Par, ...") costs a bounded time.
+MAX_ORDERS = 100
 
 
 def _q(text: str) -> str:
@@ -1111,6 +1116,14 @@ def parse_orders(
             if header_power is not None:
                 header = line_power = header_power
                 continue
+            if len(results) >= MAX_ORDERS:
+                error = OrderSyntaxError(
+                    f"{_q(piece)}: this order and the rest of the text after it were not "
+                    f"read: at most {MAX_ORDERS} orders are read at once",
+                    text=piece,
+                )
+                results.append(ParsedOrder(piece, line_power, None, error))
+                return results
             try:
                 power, order = _guarded(piece, game_map, kind)
             except OrderError as exc:
