@@ -22,6 +22,7 @@ from judge.mail.decode import (
     header_block,
     read_body,
 )
+from judge.mail.rules import refuse_reason
 
 
 def _mail(headers: bytes, body: bytes = b"A Par H\r\n") -> bytes:
@@ -265,4 +266,22 @@ def test_orders_beyond_the_limit_of_one_text_are_not_read() -> None:
     assert str(pieces[-1].error) == (
         f"'A Par H': this order and the rest of the text after it were not read: at most "
         f"{MAX_ORDERS} orders are read at once"
+    )
+
+
+def test_a_malformed_from_is_ignored_with_its_reason() -> None:
+    mail = decode(_mail(b"From: victim@x.org\x00@evil.org\r\nSubject: x\r\n"))
+    reason = refuse_reason(
+        mail, 100, own_addresses={"judge@example.org"}, loop_tag="judge@example.org", max_size=10**6
+    )
+    assert reason == (
+        "no sender: the From header 'victim@x.org @evil.org' holds no well-formed address"
+    )
+    mail = decode(_mail(b"From: " + b"word " * 4000 + b"\r\n"))
+    reason = refuse_reason(
+        mail, 100, own_addresses={"judge@example.org"}, loop_tag="judge@example.org", max_size=10**6
+    )
+    assert reason == (
+        "no sender: the From header is 20,008 bytes long; at most 16,384 bytes of a header "
+        "field are read"
     )

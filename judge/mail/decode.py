@@ -71,8 +71,8 @@ class IncomingMail:
     """The Message-ID header with angle brackets, or ``<sha256hex@judge.invalid>`` of the
     raw bytes when the header is missing or unusable."""
     sender: str
-    """The address to answer: Reply-To if it holds an address, else From; lowercased bare
-    address, ``''`` if none."""
+    """The address to answer: Reply-To if it holds a well-formed address, else From's;
+    lowercased bare address, ``''`` if none (then :attr:`sender_problem` says why)."""
     from_addr: str
     """The From address, lowercased and bare (``''`` if none)."""
     subject: str
@@ -1013,7 +1013,9 @@ def _from_message(
         unread = (*notes, *more, *_unread_parts(msg, read))
     except Exception:
         unread = (*notes, *more)
-    sender = reply_to if "@" in reply_to else from_addr
+    # A bare local part (MAILER-DAEMON) stays in from_addr for the rules; the sender is
+    # an address a reply can go to, or nothing.
+    sender = reply_to if "@" in reply_to else from_addr if "@" in from_addr else ""
     return IncomingMail(
         message_id=message_ids[0] if message_ids else fallback_id,
         sender=sender,
