@@ -30,11 +30,22 @@ from dataclasses import dataclass
 __all__ = [
     "BLOCK_ENDS",
     "COMMAND_NAMES",
+    "MAX_COMMANDS",
+    "MAX_WORD",
     "NJUDGE_COMMANDS",
     "NJUDGE_SETTINGS",
     "Command",
     "parse_commands",
 ]
+
+#: The most commands and order lines read from one message; the lines after them are
+#: reported as not read.  A turn's orders for the largest power fit many times over.
+MAX_COMMANDS = 200
+#: The longest word a command line may hold (a command word, power, game or password;
+#: an address of ``SET ADDRESS`` has its own limit of 254); a longer word is refused as
+#: such, never searched.
+MAX_WORD = 64
+_QUOTE_LIMIT = 60
 
 COMMAND_NAMES = (
     "SIGNON",
@@ -400,13 +411,42 @@ class _NotYet(Exception):
         self.block = block
 
 
+def _q(text: str) -> str:
+    """``text`` quoted for a message, shortened when long."""
+    if len(text) > _QUOTE_LIMIT:
+        text = text[: _QUOTE_LIMIT - 3] + "..."
+    return repr(text)
+
+
 def _parse_line(line: str, number: int) -> Command | None:
     """One line as a command, ``None`` for a blank line; raises :class:`_Malformed` for a
-    line that starts with a command word but is not a valid command, :class:`_NotYet`
-    for one of the njudge's commands this judge does not have yet."""
+    line that starts with a command word but is not a valid command (or holds a word
+    longer than :data:`MAX_WORD`), :class:`_NotYet` for one of the njudge's commands this
+    judge does not have yet."""
     words = line.split()
     if not words:
         return None
+    long_at = next((i for i, word in enumerate(words) if len(word) > MAX_WORD), None)
+    if long_at is None:
+        return _command(line, number, words)
+    # Named by its place, never quoted: the long word may be a password.
+    too_long = _Malformed(
+        f"word {long_at + 1} of this line is {len(words[long_at]):,} characters long; no "
+        f"command word, name or password is longer than {MAX_WORD} characters"
+    )
+    try:
+        command = _command(line, number, words)
+    except (_Malformed, _NotYet):
+        raise too_long from None
+    if command.name in ("ORDERS", "SET ADDRESS"):
+        # A line of orders: the order parser refuses the word itself, naming it.  An
+        # address has its own limit, checked (and said) where it is used.
+        return command
+    raise too_long
+
+
+def _command(line: str, number: int, words: list[str]) -> Command:
+    """The non-blank ``line`` of ``words`` as a command (see :func:`_parse_line`)."""
     keys = _keywords(words)
     keyword = keys[0]
     spaced = keyword != _keyword(words[0])
@@ -529,6 +569,21 @@ def parse_commands(lines: Sequence[str]) -> tuple[list[Command], list[str]]:
     index = 0
     while index < len(items):
         line = items[index]
+        if len(commands) >= MAX_COMMANDS and line.strip():
+            rest = sum(1 for item in items[index + 1 :] if item.strip())
+            after = (
+                ""
+                if not rest
+                else (
+                    " and the line after it" if rest == 1 else f" and the {rest:,} lines after it"
+                )
+            )
+            verb = "was" if not rest else "were"
+            commands.append(Command("UNKNOWN", (), line, index + 1, (
+                f"this line{after} {verb} not read: at most {MAX_COMMANDS} commands and "
+                "order lines are read from one message; send the rest in another message"
+            )))  # fmt: skip
+            return commands, []
         command: Command | None
         try:
             command = _parse_line(line, index + 1)

@@ -20,20 +20,15 @@ from pathlib import Path
 
 import jinja2
 
+from judge.mail.subjects import strip_reply
+
 __all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "reply_subject"]
 
 #: The repository's templates, next to the ``judge`` package.
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 _SUBJECT_PREFIX = "Subject:"
-_LINE_BREAKS = re.compile(r"\s*[\r\n]+\s*")
-# "Re:" as mail programs write it in other languages (German AW, Nordic SV, Finnish VS,
-# Polish Odp, Italian R/RIF, Dutch Antw, Turkish YNT, Russian Отв), stacked or numbered
-# ("Re[2]:"): all of them are replaced by the one "Re:" of the reply.
-_REPLY_PREFIX = re.compile(
-    r"^(?:[ \t]*(?:re|aw|sv|vs|odp|rif|ref|antw|ynt|отв)[ \t]*(?:\[\d{1,4}\])?[ \t]*:)+",
-    re.IGNORECASE,
-)
+_LINE_BREAKS = re.compile(r"[\r\n]")
 
 
 @dataclass(frozen=True)
@@ -52,13 +47,18 @@ def reply_subject(subject: str) -> str:
     >>> reply_subject("AW: Re[2]: orders"), reply_subject("Odp: orders")
     ('Re: orders', 'Re: orders')
     """
-    text = _one_line(subject)
-    text = _REPLY_PREFIX.sub("", text, count=1).strip()
+    text = strip_reply(_one_line(subject)).strip()
     return f"Re: {text}" if text else "Re:"
 
 
 def _one_line(text: str) -> str:
-    return _LINE_BREAKS.sub(" ", str(text)).strip()
+    """``text`` on one line: each line break, with the blanks around it, becomes one space.
+
+    Split at the breaks rather than matched as ``\\s*[\\r\\n]+\\s*``, which rescans a
+    run of blanks from each of its positions (quadratic in the run's length).
+    """
+    parts = (part.strip() for part in _LINE_BREAKS.split(str(text)))
+    return " ".join(part for part in parts if part)
 
 
 def _clean_body(text: str) -> str:

@@ -925,5 +925,9 @@ def test_many_inline_alternatives_are_decoded_in_linear_time() -> None:
     start = time.perf_counter()
     mail = decode(raw)
     assert time.perf_counter() - start < 6
-    assert mail.text == "\n".join(["x"] * 2000)
-    assert mail.unread_parts == ()
+    # More multipart parts than the judge reads (issue 11): the body is not read at all.
+    assert mail.text == ""
+    assert mail.unread_parts == (
+        "the body: it has 2,001 multipart parts, more than the 64 this judge reads; please "
+        "send your commands as plain text",
+    )

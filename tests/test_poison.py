@@ -14,9 +14,9 @@ from servicekit import Table, at, started_game
 from sqlalchemy import select
 
 from judge.db.models import InboundMessage
+from judge.mail.decode import MAX_HEADER_BYTES
 from judge.services.app import App
 from judge.services.inbound import (
-    HEADER_MAX_BYTES,
     MAX_ATTEMPTS,
     STORED_PREFIX_BYTES,
     process_one,
@@ -178,7 +178,7 @@ def test_storing_and_processing_read_the_same_header_however_long(
 ) -> None:
     app, table = game
     padding = "".join(f"X-Pad-{n}: {'p' * 990}\r\n" for n in range(300))
-    assert len(padding) > HEADER_MAX_BYTES
+    assert len(padding) > MAX_HEADER_BYTES
     # Past the first 256 KiB of header: a Reply-To and a second Message-ID.
     raw = (
         "From: england@example.org\r\nMessage-ID: <first@x>\r\nSubject: long\r\n"

@@ -11,11 +11,13 @@ import pytest
 from servicekit import Table, started_game
 from sqlalchemy import select
 
+from judge.commands import MAX_WORD
 from judge.db.models import OrderRecord, OutboundMessage
 from judge.services.app import App
 from judge.services.inbound import MAX_COPIES_PER_HOUR, SIGNON_MAX_FAILURES
 from judge.services.passwords import (
     GENERATED_PASSWORD_LENGTH,
+    MAX_PASSWORD_LENGTH,
     MIN_PASSWORD_LENGTH,
     PASSWORD_ALPHABET,
     generated_password_bits,
@@ -182,9 +184,15 @@ def test_set_password_wants_a_long_enough_password(game: tuple[App, Table]) -> N
         "e.g. four words joined by dashes\n"
     ) in rows[0].body
     assert "1234567" not in rows[0].body
-    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD " + "x" * 129 + "\n",
+    assert MAX_PASSWORD_LENGTH == MAX_WORD == 64
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD " + "x" * 65 + "\n",
                "2026-11-23 13:01")  # fmt: skip
-    assert "a password has at most 128 characters (this one has 129)" in table.new_mail()[0].body
+    body = table.new_mail()[0].body
+    assert (
+        "word 3 of this line is 65 characters long; no command word, name or password is "
+        "longer than 64 characters"
+    ) in " ".join(body.split()), body
+    assert "x" * 9 not in body
     table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD 12345678\n",
                "2026-11-23 13:02")  # fmt: skip
     assert "Password changed." in table.new_mail()[0].body

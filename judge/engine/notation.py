@@ -48,6 +48,8 @@ from judge.engine.phases import PhaseKind
 from judge.engine.units import UnitType
 
 __all__ = [
+    "MAX_ORDERS",
+    "MAX_WORD_LENGTH",
     "UNIT_ONLY",
     "AmbiguousOrderError",
     "OrderSyntaxError",
@@ -170,6 +172,14 @@ _TOKEN_RE = re.compile(
 
 _MAX_NAME_WORDS = 6
 _QUOTE_LIMIT = 60
+#: The longest word an order may hold: longer than any province, power or order word (the
+#: map's fuzzy matching stops well before), so a longer one is refused as such, never
+#: looked up (a word of 8,000 letters once cost gigabytes of typo variants).
+MAX_WORD_LENGTH = 64
+#: The most orders :func:`parse_orders` reads from one text (more than any power has
+#: units); the rest is one error saying it was not read, so a long line of short
+#: pieces ("A Par, A Par, ...") costs a bounded time.
+MAX_ORDERS = 100
 
 
 def _q(text: str) -> str:
@@ -277,6 +287,13 @@ def _tokenize(text: str, whole: str) -> list[_Tok]:
             else:
                 tokens.extend(_Tok("dash", "-") for _ in run)
             continue
+        if group == "word" and m.end() - m.start() > MAX_WORD_LENGTH:
+            word = m.group()
+            raise OrderSyntaxError(
+                f"{_q(whole)}: the word {_q(word)} is {len(word):,} letters long; no name or "
+                f"order word is longer than {MAX_WORD_LENGTH} letters (is a space missing?)",
+                text=whole,
+            )
         kind = {"open": "(", "close": ")", "slash": "/"}.get(group or "", group or "")
         tokens.append(_Tok(kind, m.group()))
     return tokens
@@ -399,10 +416,15 @@ class _Parser:
     def fail_unit_only(self) -> NoReturn:
         """A unit or a place alone: not an order outside adjustments (a hold needs its
         ``H``), so that a signature's "Brest, France" is never taken for a hold."""
+        # The unit as written, or as read when what was written is long (a run of
+        # punctuation the tokenizer skips): a message quotes a line's worth at most.
+        body = self.body
+        if len(body) > _QUOTE_LIMIT:
+            body = " ".join(t.raw for t in self.toks)[:_QUOTE_LIMIT]
         if self.kind is PhaseKind.RETREAT:
-            choices = f"'{self.body} - <province>' to retreat or '{self.body} D' to disband"
+            choices = f"'{body} - <province>' to retreat or '{body} D' to disband"
         else:
-            choices = f"'{self.body} H' to hold it, or say what else it does (-, S, C)"
+            choices = f"'{body} H' to hold it, or say what else it does (-, S, C)"
         raise OrderSyntaxError(
             f"{_q(self.whole)}: a unit or a place alone is not an order; write {choices}",
             text=self.whole,
@@ -699,8 +721,10 @@ class _Parser:
             if not t.is_word or t.low in _KEYWORDS:
                 break
             run.append(t.raw)
+            if len(run) > _MAX_NAME_WORDS * 4:
+                break  # enough to quote: the message shows at most a line's worth
         written = " ".join(run)
-        self.fail(f"{written!r} is not a province name on this map")
+        self.fail(f"{_q(written)} is not a province name on this map")
 
 
 # -- DAIDE ----------------------------------------------------------------------------
@@ -1092,6 +1116,14 @@ def parse_orders(
             if header_power is not None:
                 header = line_power = header_power
                 continue
+            if len(results) >= MAX_ORDERS:
+                error = OrderSyntaxError(
+                    f"{_q(piece)}: this order and the rest of the text after it were not "
+                    f"read: at most {MAX_ORDERS} orders are read at once",
+                    text=piece,
+                )
+                results.append(ParsedOrder(piece, line_power, None, error))
+                return results
             try:
                 power, order = _guarded(piece, game_map, kind)
             except OrderError as exc:

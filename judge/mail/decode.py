@@ -12,7 +12,6 @@ results email with new orders above the quote is read correctly.
 
 from __future__ import annotations
 
-import contextlib
 import email
 import email.policy
 import hashlib
@@ -20,11 +19,45 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from email.message import Message
-from email.utils import getaddresses
 from html.parser import HTMLParser
 from types import MappingProxyType
 
-__all__ = ["BodyText", "IncomingMail", "decode", "html_to_text", "order_text", "read_body"]
+from judge.mail.subjects import is_forward
+
+__all__ = [
+    "MAX_BODY_LINES",
+    "MAX_HEADER_BYTES",
+    "MAX_HEADER_FIELD_BYTES",
+    "MAX_LINE_CHARS",
+    "MAX_MULTIPARTS",
+    "MAX_PARTS",
+    "BodyText",
+    "IncomingMail",
+    "decode",
+    "header_block",
+    "html_to_text",
+    "order_text",
+    "read_body",
+]
+
+#: The most bytes of a message's header block that are read: fields after them, and the
+#: body, are not (no one's orders come with a header that long).  Storing keeps the same
+#: header (:func:`header_block`), so the stored sender and Message-ID are the ones read.
+MAX_HEADER_BYTES = 262144
+#: The most bytes of one header field (name, value and folded lines) handed to the
+#: standard library's parser, whose address parsing is quadratic: a From of 600 kB took
+#: about 366 s.  RFC 5322 lines are at most 998 characters; a longer field is left out.
+MAX_HEADER_FIELD_BYTES = 16384
+#: The most multipart parts (containers, at any depth) of a message that is read; a
+#: message with more is read for its header only.
+MAX_MULTIPARTS = 64
+#: The most inline text parts of a multipart/mixed message whose texts are joined.
+MAX_PARTS = 100
+#: The most lines of body text read; the rest is reported as not read.
+MAX_BODY_LINES = 1000
+#: The longest line of body text read (a command or a line of orders is far shorter; an
+#: over-long ``SET ADDRESS`` line is still read, to be refused with its own reason).
+MAX_LINE_CHARS = 10000
 
 
 @dataclass(frozen=True)
@@ -38,8 +71,8 @@ class IncomingMail:
     """The Message-ID header with angle brackets, or ``<sha256hex@judge.invalid>`` of the
     raw bytes when the header is missing or unusable."""
     sender: str
-    """The address to answer: Reply-To if it holds an address, else From; lowercased bare
-    address, ``''`` if none."""
+    """The address to answer: Reply-To if it holds a well-formed address, else From's;
+    lowercased bare address, ``''`` if none (then :attr:`sender_problem` says why)."""
     from_addr: str
     """The From address, lowercased and bare (``''`` if none)."""
     subject: str
@@ -62,6 +95,9 @@ class IncomingMail:
     (application/pdf): attachments are not read"``).  Other versions of the text (the
     HTML beside the plain text), pictures of an HTML body and signatures are not
     listed: they hold nothing the sender wrote that the text does not."""
+    sender_problem: str = ""
+    """Why :attr:`sender` is empty although the message has a From header (``"the From
+    header 'x' holds no well-formed address"``), for the stored reason; ``''`` otherwise."""
 
 
 # -- text hygiene -----------------------------------------------------------------------
@@ -217,38 +253,67 @@ def _clean_address(addr: str) -> str:
     return addr
 
 
-def _address(msg: Message, name: str, raw_value: str | None) -> str:
-    """The first usable address of header ``name``, preferring one with a domain."""
+# The address forms a reply may go to: a dot-atom or quoted local part (RFC 5322; UTF-8
+# letters allowed, RFC 6532) at a dot-atom domain or a domain literal.  Nothing else: no
+# control character, no blank outside quotes, one "@".
+_ATOM_CHAR = r"[A-Za-z0-9!#$%&'*+/=?^_`{|}~\-\u0080-\U0010ffff]"
+_WELL_FORMED = re.compile(
+    rf"(?:{_ATOM_CHAR}+(?:\.{_ATOM_CHAR}+)*|\"[\x20\x21\x23-\x5b\x5d-\x7e]*\")"
+    rf"@(?:{_ATOM_CHAR}+(?:\.{_ATOM_CHAR}+)*|\[[0-9A-Fa-f:.]+\])"
+)
+# A bare local part (MAILER-DAEMON): nobody to answer, but the rules read who it is.
+_BARE_LOCAL = re.compile(rf"{_ATOM_CHAR}+(?:\.{_ATOM_CHAR}+)*")
+# What the header registry reports when it had to guess at the structure: such a header
+# is not read.  (A control character alone is not one: the address read is checked.)
+_ADDRESS_DEFECTS = ("InvalidHeaderDefect", "HeaderMissingRequiredValue")
+
+
+def _shown_value(value: str) -> str:
+    """A header value for a note: shortened, control characters visible."""
+    text = value if len(value) <= _MAX_SHOWN else value[: _MAX_SHOWN - 3] + "..."
+    return repr(text)
+
+
+def _address(msg: Message, name: str, raw_value: str | None) -> tuple[str, str]:
+    """The first address of header ``name`` and ``''``, or ``''`` and why there is none.
+
+    The address is one the header really holds as an address: read by the header
+    registry without a defect (no guessing around unbalanced quotes or brackets, no
+    control characters) and well-formed.  Never an address found in a display name or
+    a comment, never a fragment of one cut at a NUL byte.
+    """
     try:
         header = msg.get(name)
     except Exception:
         header = None
-    if header is not None:
-        simple = _SIMPLE_ADDRESS.fullmatch(_LINE_BREAKS.sub("", header))
-        if simple:
-            # The common case, read without the header registry's full address parser.
-            addr = _clean_address(simple.group(1) or simple.group(2))
-            # The registry would decode an encoded word even inside an address.
-            if addr and "=?" not in addr:
-                return addr
-    candidates: list[str] = []
+    if header is None:
+        return "", ""
+    label = name.title()
+    shown = _shown_value(_one_line(raw_value or ""))
+    problem = f"the {label} header {shown} holds no well-formed address"
+    simple = _SIMPLE_ADDRESS.fullmatch(_LINE_BREAKS.sub("", header))
+    if simple:
+        # The common case, read without the header registry's full address parser.
+        addr = _clean_address(simple.group(1) or simple.group(2))
+        # The registry would decode an encoded word even inside an address.
+        if addr and "=?" not in addr and _WELL_FORMED.fullmatch(addr):
+            return addr, ""
     try:
-        if header is not None:
-            parsed = _registry_header(name, header)
-            for item in getattr(parsed, "addresses", ()):
-                candidates.append(str(item.addr_spec))
+        parsed = _registry_header(name, header)
+        defects = [type(defect).__name__ for defect in getattr(parsed, "defects", ())]
+        addresses = [str(item.addr_spec) for item in getattr(parsed, "addresses", ())]
     except Exception:
-        candidates = []
-    if raw_value is not None:
-        with contextlib.suppress(Exception):
-            candidates.extend(addr for _, addr in getaddresses([raw_value]))
-        candidates.extend(re.findall(r"[^\s<>()\[\],;:\"]+@[^\s<>()\[\],;:\"]+", raw_value))
-    cleaned = [c for c in (_clean_address(c) for c in candidates) if c]
-    with_domain = [c for c in cleaned if "@" in c.strip("@")]
-    if with_domain:
-        return with_domain[0]
-    # A bare local part (``MAILER-DAEMON``) cannot be answered but tells the rules who it is.
-    return cleaned[0] if cleaned else ""
+        return "", problem
+    if len(addresses) == 1 and not addresses[0].count("@"):
+        bare = _clean_address(addresses[0])
+        if bare and _BARE_LOCAL.fullmatch(bare):
+            return bare, problem
+    if any(defect in _ADDRESS_DEFECTS for defect in defects) or not addresses:
+        return "", problem
+    addr = _clean_address(addresses[0])
+    if not addr or not _WELL_FORMED.fullmatch(addr):
+        return "", problem
+    return addr, ""
 
 
 def _subject(msg: Message, raw_value: str | None) -> str:
@@ -405,7 +470,7 @@ def _find_body(msg: Message, preferencelist: tuple[str, ...]) -> Message | None:
     return best
 
 
-def _body(msg: Message) -> tuple[str, tuple[Message, ...]]:
+def _body(msg: Message) -> tuple[str, tuple[Message, ...], tuple[str, ...]]:
     """The readable text of the message and the parts it comes from.
 
     Usually one part (see :func:`_one_body`).  But a multipart/mixed message whose text is
@@ -413,6 +478,8 @@ def _body(msg: Message) -> tuple[str, tuple[Message, ...]]:
     the sender's words in several inline parts: each is read, in order, and the texts are
     joined.  Attachments (a filename, or ``Content-Disposition: attachment``) are not
     text the sender typed, and of the alternatives of one text only one is read.
+    At most :data:`MAX_PARTS` of them are read; the third value says how many more there
+    were, if any.
     """
     try:
         pieces = _mixed_pieces(msg)
@@ -420,11 +487,18 @@ def _body(msg: Message) -> tuple[str, tuple[Message, ...]]:
         pieces = None
     if pieces is None:
         text, part = _one_body(msg)
-        return text, (() if part is None else (part,))
+        return text, (() if part is None else (part,)), ()
+    more: tuple[str, ...] = ()
+    if len(pieces) > MAX_PARTS:
+        more = (
+            f"{len(pieces) - MAX_PARTS:,} further text parts: at most {MAX_PARTS} parts of a "
+            "message are read",
+        )
+        pieces = pieces[:MAX_PARTS]
     texts = [text for text, _part in pieces]
     # Each part's text on lines of its own, however the part ended.
     joined = "\n".join(t[:-1] if t.endswith("\n") else t for t in texts[:-1])
-    return joined + "\n" + texts[-1], tuple(part for _text, part in pieces)
+    return joined + "\n" + texts[-1], tuple(part for _text, part in pieces), more
 
 
 def _mixed_pieces(msg: Message) -> list[tuple[str, Message]] | None:
@@ -454,6 +528,10 @@ def _mixed_pieces(msg: Message) -> list[tuple[str, Message]] | None:
             "multipart/alternative",
             "multipart/related",
         ):
+            if len(pieces) >= MAX_PARTS:
+                # Counted for the note, not decoded.
+                pieces.append(("", sub))
+                continue
             text, part = _one_body(sub)
             if part is not None:
                 pieces.append((text, part))
@@ -778,6 +856,95 @@ def _as_bytes(raw: object) -> bytes:
     return str(raw).encode("utf-8", "replace")
 
 
+# A line the email parser reads as a header field: a name and a colon, a continuation
+# (starting with a blank), or a Unix "From " line.  Any other line ends the header.
+_FIELD_START = re.compile(rb"[\x21-\x39\x3b-\x7e]*:|From ")
+_NEWLINE = re.compile(rb"\r\n|\r|\n")
+_FIELD_NAME = re.compile(rb"[\x21-\x39\x3b-\x7e]{1,76}(?=[ \t]*:)")
+# A multipart part, as its Content-Type header declares one (anywhere in the message).
+_MULTIPART = re.compile(rb"^content-type:[ \t]*(?:\r?\n[ \t]+)?multipart/", re.I | re.M)
+
+
+@dataclass(frozen=True)
+class _Header:
+    """A message split at the end of its header, with the header capped."""
+
+    fields: bytes
+    """The header fields read, as written, with their line ends."""
+    rest: bytes
+    """What follows the fields read: the empty line and the body, or ``b""``."""
+    notes: tuple[str, ...]
+    """What was left out, in words."""
+    dropped: Mapping[str, int]
+    """The size of each field left out for its size, by lowercase name (the first)."""
+
+
+def _field_name(field: bytes) -> str:
+    """The name of a header field as written (``From``), for a note."""
+    match = _FIELD_NAME.match(field)
+    return match.group().decode("ascii") if match else "unnamed"
+
+
+def _cap_header(data: bytes) -> _Header:
+    """``data`` split into its header fields and the rest, keeping only the fields that
+    are at most :data:`MAX_HEADER_FIELD_BYTES` long and end within the first
+    :data:`MAX_HEADER_BYTES`.  One pass over the lines of the header, which stops at the
+    limit: linear, and bounded whatever follows."""
+    kept: list[bytes] = []
+    notes: list[str] = []
+    dropped: dict[str, int] = {}
+    length = len(data)
+    position = 0  # the start of the line being read
+    start = 0  # the start of the field being read
+    while True:
+        if position > MAX_HEADER_BYTES:
+            notes.append(
+                f"the header beyond its first {MAX_HEADER_BYTES:,} bytes "
+                f"({length - start:,} bytes) and the body: a header longer than "
+                f"{MAX_HEADER_BYTES:,} bytes is not read further"
+            )
+            return _Header(b"".join(kept), b"\r\n", tuple(notes), MappingProxyType(dropped))
+        newline = _NEWLINE.search(data, position)
+        end = newline.end() if newline else length
+        continuation = data[position : position + 1] in (b" ", b"\t")
+        ends_header = position >= length or (
+            not continuation
+            and (not data[position:end].strip(b"\r\n") or not _FIELD_START.match(data, position))
+        )
+        if position > start and not continuation:
+            # The field that started at ``start`` ends here.
+            field = data[start:position]
+            if len(field) > MAX_HEADER_FIELD_BYTES:
+                name = _field_name(field)
+                dropped.setdefault(name.lower(), len(field))
+                notes.append(
+                    f"the {name} header ({len(field):,} bytes): at most "
+                    f"{MAX_HEADER_FIELD_BYTES:,} bytes of a header field are read"
+                )
+            else:
+                kept.append(field)
+            start = position
+        if ends_header:
+            return _Header(b"".join(kept), data[position:], tuple(notes), MappingProxyType(dropped))
+        position = end
+
+
+def header_block(raw: bytes) -> bytes:
+    """The header of ``raw`` as :func:`decode` reads it, ending in an empty line: the
+    fields that fit the limits (:data:`MAX_HEADER_BYTES`, :data:`MAX_HEADER_FIELD_BYTES`).
+    Storing a message decodes this, so it stores the sender and Message-ID that
+    processing reads.  Never raises.
+
+    >>> header_block(b"From: a@b.org\\r\\nX-Big: " + b"x" * 20000 + b"\\r\\n\\r\\nbody")
+    b'From: a@b.org\\r\\n\\r\\n'
+    """
+    try:
+        data = _as_bytes(raw)
+    except Exception:
+        return b"\r\n"
+    return _cap_header(data).fields + b"\r\n"
+
+
 def decode(raw: bytes) -> IncomingMail:
     """Decode a raw email.  Never raises: what cannot be read comes out empty.
 
@@ -794,15 +961,32 @@ def decode(raw: bytes) -> IncomingMail:
         data = b""
     fallback_id = f"<{hashlib.sha256(data).hexdigest()}@judge.invalid>"
     try:
-        msg = email.message_from_bytes(data, policy=_PARSE_POLICY)
-        return _from_message(msg, fallback_id)
+        header = _cap_header(data)
+        notes = header.notes
+        read_body = True
+        multiparts = len(_MULTIPART.findall(data))
+        if multiparts > MAX_MULTIPARTS:
+            read_body = False
+            notes += (
+                f"the body: it has {multiparts:,} multipart parts, more than the "
+                f"{MAX_MULTIPARTS} this judge reads; please send your commands as plain text",
+            )
+        source = header.fields + (header.rest if read_body else b"\r\n")
+        msg = email.message_from_bytes(source, policy=_PARSE_POLICY)
+        return _from_message(msg, fallback_id, notes, header.dropped)
     except Exception:
         # Each field is already read defensively; this is the last line of defence.
         return IncomingMail(fallback_id, "", "", "", None, (), "", MappingProxyType({}))
 
 
-def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
-    """The fields of a parsed message."""
+def _from_message(
+    msg: Message,
+    fallback_id: str,
+    notes: tuple[str, ...] = (),
+    dropped: Mapping[str, int] = MappingProxyType({}),
+) -> IncomingMail:
+    """The fields of a parsed message; ``notes`` says what of it was not read, ``dropped``
+    gives the size of each header field (by lowercase name) left out for its size."""
     header_list = _raw_headers(msg)
     first: dict[str, str] = {}
     for name, value in header_list:
@@ -814,19 +998,28 @@ def _from_message(msg: Message, fallback_id: str) -> IncomingMail:
     if len(references) > _MAX_REFERENCES:
         # Keep the thread's root and its most recent messages.
         references = references[:10] + references[-(_MAX_REFERENCES - 10) :]
-    from_addr = _address(msg, "from", first.get("from"))
-    reply_to = _address(msg, "reply-to", first.get("reply-to")) if "reply-to" in first else ""
+    from_addr, problem = _address(msg, "from", first.get("from"))
+    if "from" in dropped:
+        problem = (
+            f"the From header is {dropped['from']:,} bytes long; at most "
+            f"{MAX_HEADER_FIELD_BYTES:,} bytes of a header field are read"
+        )
+    reply_to = _address(msg, "reply-to", first.get("reply-to"))[0] if "reply-to" in first else ""
     try:
-        text, read = _body(msg)
+        text, read, more = _body(msg)
     except Exception:
-        text, read = "", ()
+        text, read, more = "", (), ()
     try:
-        unread = _unread_parts(msg, read)
+        unread = (*notes, *more, *_unread_parts(msg, read))
     except Exception:
-        unread = ()
+        unread = (*notes, *more)
+    # A bare local part (MAILER-DAEMON) stays in from_addr for the rules; the sender is
+    # an address a reply can go to, or nothing.
+    sender = reply_to if "@" in reply_to else from_addr if "@" in from_addr else ""
     return IncomingMail(
         message_id=message_ids[0] if message_ids else fallback_id,
-        sender=reply_to if "@" in reply_to else from_addr,
+        sender=sender,
+        sender_problem="" if "@" in sender else problem,
         from_addr=from_addr,
         subject=_subject(msg, first.get("subject")),
         in_reply_to=reply_ids[0] if reply_ids else None,
@@ -923,8 +1116,10 @@ def _words_pattern(words: list[str]) -> str:
 
 # "Word: value" as it comes out of plain text ("From:"), of HTML ("From:" after the bold
 # tags are gone) and of a plain part made from bold HTML ("*From:*", "*From*:").
-# Each run of blanks has one place in the pattern, so a line of blanks is read in one pass.
-_STARS = r"[ \t]*(?:\*+[ \t]*)?"
+# Each run of blanks has one place in the pattern, and is taken whole (possessive: never
+# given back), so a line of blanks is read in one pass rather than retried from each of
+# its positions against every header word.
+_STARS = r"[ \t]*+(?:\*++[ \t]*+)?"
 _HEADER_LINE = re.compile(
     rf"^{_STARS}({_words_pattern(list(_HEADER_KIND))}){_STARS}[:：]", re.IGNORECASE
 )
@@ -935,8 +1130,15 @@ _SENT_INLINE = re.compile(
 )
 
 
+def _has_colon(line: str) -> bool:
+    """Whether ``line`` has a colon (every header pattern needs one)."""
+    return ":" in line or "：" in line
+
+
 def _header_kind(line: str) -> str | None:
     """``from``, ``sent`` or ``field`` when ``line`` is a "Word: value" header line."""
+    if not _has_colon(line):
+        return None  # cheap: a header line has its colon
     match = _HEADER_LINE.match(line)
     return _HEADER_KIND.get(_word_key(match.group(1))) if match else None
 
@@ -978,10 +1180,12 @@ _BEGIN_FORWARD_PHRASES = (
     "videresendt e-mail", "videresendt e-post", "początek przekazywanej wiadomości",
     "начало переадресованного сообщения", "пересланное сообщение",
 )  # fmt: skip
+# Possessive runs (``*+``, ``{2,}+``): a run of blanks or dashes is never given back to be
+# retried against every phrase from each of its positions.
 _SEPARATOR = re.compile(
-    rf"^\s*-{{2,}}\s*(?:({_words_pattern(list(_FORWARD_PHRASES))})"
-    rf"|{_words_pattern(list(_ORIGINAL_PHRASES))})\s*-{{2,}}\s*$"
-    rf"|^\s*({_words_pattern(list(_BEGIN_FORWARD_PHRASES))})\s*[:：]\s*$",
+    rf"^\s*+-{{2,}}+\s*+(?:({_words_pattern(list(_FORWARD_PHRASES))})"
+    rf"|{_words_pattern(list(_ORIGINAL_PHRASES))})\s*+-{{2,}}+\s*+$"
+    rf"|^\s*+({_words_pattern(list(_BEGIN_FORWARD_PHRASES))})\s*+[:：]\s*+$",
     re.IGNORECASE,
 )
 _UNDERSCORES = re.compile(r"^\s*_{10,}\s*$")
@@ -1076,7 +1280,7 @@ def _header_block(lines: list[str], index: int) -> bool:
     """Whether a "From" header line at ``index`` starts the header block of a quoted
     message: with a "Sent" or "Date" field on it or among the next four lines, or with
     at least two more header fields right after it (blank lines between allowed)."""
-    if _SENT_INLINE.search(lines[index]):
+    if _has_colon(lines[index]) and _SENT_INLINE.search(lines[index]):
         return True
     following = _next_nonblank(lines, index + 1, 4)
     kinds = [_header_kind(lines[i]) for i in following]
@@ -1089,7 +1293,7 @@ def _quote_header(lines: list[str], index: int) -> tuple[int, bool]:
     """How many lines starting at ``index`` form a quote header (0 if none), and
     whether it introduces a forwarded message."""
     line = lines[index]
-    separator = _SEPARATOR.match(line)
+    separator = _SEPARATOR.match(line) if "--" in line or _has_colon(line) else None
     if separator:
         return 1, bool(separator.group(1) or separator.group(2))
     if _UNDERSCORES.match(line):
@@ -1108,9 +1312,6 @@ _PGP_BEGIN = re.compile(r"^\s*-----BEGIN PGP ([A-Z][A-Z0-9 ,/]*)-----\s*$")
 # A list item as mail programs write it when orders are typed as a list: a bullet, or a
 # small number with "." or ")", then a space.
 _BULLET = re.compile(r"^[ \t]*(?:[-*•·◦▪‣–§]|\d{1,2}[.)])[ \t]+(?=\S)")
-# Subject prefixes of a forwarded message (English, German, French, Spanish, Italian,
-# Portuguese, Dutch, Scandinavian, Finnish, Polish).
-_FORWARD_SUBJECT = re.compile(r"^\s*(?:fwd?|wg|tr|rv|i|enc|doorst|vb|vs|vl|pd)\s*:", re.IGNORECASE)
 _MAX_SHOWN = 60
 
 
@@ -1169,7 +1370,7 @@ def read_body(text: str, subject: str = "") -> BodyText:
         lines = str(text).splitlines()
     except Exception:
         return BodyText((), (), (), ())
-    forward_subject = bool(_FORWARD_SUBJECT.match(str(subject)))
+    forward_subject = is_forward(subject)
     kept: list[str] = []
     dropped: list[str] = []
     quoted: list[str] = []
@@ -1178,8 +1379,30 @@ def read_body(text: str, subject: str = "") -> BodyText:
     first_marked = 0
     signed = False  # inside the text of an inline PGP signed message
     index = 0
+    long_lines = 0
+    first_long = ""
     while index < len(lines):
         raw = lines[index]
+        if index >= MAX_BODY_LINES:
+            rest = len(lines) - index
+            what = (
+                f"line {index + 1:,}"
+                if rest == 1
+                else f"the {rest:,} lines from line {index + 1:,} on"
+            )
+            not_read.append(
+                f"{what}: at most {MAX_BODY_LINES:,} lines of a message are read; send the "
+                "rest in another message"
+            )
+            dropped.extend(lines[index:])
+            break
+        if len(raw) > MAX_LINE_CHARS:
+            # Never searched for quote headers or read as orders: no command is that long.
+            long_lines += 1
+            first_long = first_long or f"line {index + 1:,} ({_shown(raw)!r})"
+            dropped.append(raw)
+            index += 1
+            continue
         if _PGP_SIGNED.match(raw):
             # The armour line, its "Hash:" header lines and the blank line after them.
             dropped.append(raw)
@@ -1241,6 +1464,14 @@ def read_body(text: str, subject: str = "") -> BodyText:
             break
         kept.append(_BULLET.sub("", line, count=1))
         index += 1
+    if long_lines:
+        what = "a line" if long_lines == 1 else f"{long_lines:,} lines"
+        first = "at" if long_lines == 1 else "the first at"
+        not_read.insert(
+            0,
+            f"{what} longer than {MAX_LINE_CHARS:,} characters, {first} {first_long}: such "
+            "lines are not read",
+        )
     if marked:
         plural = "line" if marked == 1 else "lines"
         quoted.insert(0, f"{marked} {plural} of quoted text, the first at line {first_marked}")

@@ -259,6 +259,8 @@ def _no_sender(inp: RuleInput) -> str | None:
     sender = inp.mail.sender
     if "@" in sender.strip("@"):
         return None
+    if inp.mail.sender_problem:
+        return inp.mail.sender_problem
     return f"no usable address in From or Reply-To ({sender!r})" if sender else "no From address"
 
 

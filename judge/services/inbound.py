@@ -44,9 +44,17 @@ from judge.engine.orders import Build, Order, Remove, Waive
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.mail.decode import BodyText, IncomingMail, decode, read_body
+from judge.mail.decode import (
+    MAX_HEADER_BYTES,
+    BodyText,
+    IncomingMail,
+    decode,
+    header_block,
+    read_body,
+)
 from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import deserves_reply, refuse_reason
+from judge.mail.subjects import strip_prefixes
 from judge.presenters import (
     adjustment_status,
     echo_lines,
@@ -84,9 +92,6 @@ log = logging.getLogger(__name__)
 
 # -- storing --------------------------------------------------------------------------
 
-#: The header bytes the judge reads of a message, when storing it and when processing it
-#: alike (one function, :func:`_split`, cuts them): header lines beyond are not read.
-HEADER_MAX_BYTES = 262144
 #: Of a message larger than ``max_message_bytes``, the bytes of its body stored besides
 #: its header (enough to see what it was); its original size is kept in ``size``.
 STORED_PREFIX_BYTES = 65536
@@ -142,7 +147,7 @@ def receive_many(
 def _stored_fields(raw: bytes, now: datetime, max_bytes: int | None = None) -> dict[str, object]:
     """The inbound row's columns for a raw message."""
     # Storing needs only the header: the body is decoded once, when the message is read.
-    mail = decode(_header_block(raw))
+    mail = decode(header_block(raw))
     message_id = mail.message_id
     if not message_id or message_id.endswith("@judge.invalid>"):
         # No Message-ID: name the message by all of its bytes, not just its header.
@@ -150,8 +155,7 @@ def _stored_fields(raw: bytes, now: datetime, max_bytes: int | None = None) -> d
     kept = raw
     if max_bytes is not None and len(raw) > max_bytes:
         # Too large to read: what answers it (the header) and a sample for the record.
-        header, separator, body = _split(raw)
-        kept = header + separator + body[:STORED_PREFIX_BYTES]
+        kept = header_block(raw) + _body(raw)[:STORED_PREFIX_BYTES]
     return {
         "message_id": message_id,
         "sender": mail.sender or None,
@@ -164,45 +168,20 @@ def _stored_fields(raw: bytes, now: datetime, max_bytes: int | None = None) -> d
     }
 
 
-def _split(raw: bytes) -> tuple[bytes, bytes, bytes]:
-    """A raw message's header (at most :data:`HEADER_MAX_BYTES`, cut after a whole line),
-    the empty line that ends it, and its body.
-
-    Storing and processing both read the header through this, so that they see the same
-    sender, Message-ID and subject however long the header is.
-    """
+def _body(raw: bytes) -> bytes:
+    """The body of a raw message: what follows the first empty line (none: no body)."""
     crlf, lf = raw.find(b"\r\n\r\n"), raw.find(b"\n\n")
     if lf >= 0 and (crlf < 0 or lf < crlf):
-        end, separator = lf + 1, b"\n"
-    elif crlf >= 0:
-        end, separator = crlf + 2, b"\r\n"
-    else:
-        end, separator = len(raw), b""
-    header, body = raw[:end], raw[end + len(separator) :]
-    if len(header) > HEADER_MAX_BYTES:
-        # Up to the last line that ends within the limit: no field is read cut short.
-        cut = header.rfind(b"\n", 0, HEADER_MAX_BYTES)
-        header = header[: cut + 1] if cut >= 0 else b""
-    return header, separator or b"\r\n", body
-
-
-def _header_block(raw: bytes) -> bytes:
-    """The header of a raw message as the judge reads it (see :func:`_split`), ended by an
-    empty line."""
-    header, separator, _body = _split(raw)
-    return header + separator
+        return raw[lf + 2 :]
+    return raw[crlf + 4 :] if crlf >= 0 else b""
 
 
 def read_stored(raw: bytes, size: int, max_bytes: int) -> IncomingMail:
-    """A stored message decoded as processing reads it: the header as storing read it
-    (:func:`_split`) and its body; of a message larger than ``max_bytes`` (``size``: as
-    received), the header alone, which is all that is needed to refuse it."""
-    header, separator, body = _split(raw)
-    if size > max_bytes:
-        return decode(header + separator)
-    if len(header) + len(separator) + len(body) == len(raw):
-        return decode(raw)  # the usual case: nothing was cut, no copy
-    return decode(header + separator + body)
+    """A stored message decoded as processing reads it; of a message larger than
+    ``max_bytes`` (``size``: as received), the header alone, which is all that is needed
+    to refuse it.  The header is read as storing read it: both go through the decoder's
+    caps (:func:`judge.mail.decode.header_block`)."""
+    return decode(header_block(raw)) if size > max_bytes else decode(raw)
 
 
 #: Stored messages processed in one transaction: one commit (and one flush of all their
@@ -407,7 +386,7 @@ def _test_fault(raw: bytes) -> None:
     would.  No real input is known to do so any more; the tests need one that does."""
     if os.environ.get(TEST_FAULT_HOOK) != "1":
         return
-    found = re.search(rb"(?m)^X-Judge-Test-Fault: (kill|stall|memory)\r?$", raw[:HEADER_MAX_BYTES])
+    found = re.search(rb"(?m)^X-Judge-Test-Fault: (kill|stall|memory)\r?$", raw[:MAX_HEADER_BYTES])
     if found is None:
         return
     fault = found.group(1)
@@ -450,7 +429,7 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
         log.error("message %d %s from %s: %s", row.id, row.message_id, row.sender, row.reason)
         # Only the header is read again: storing read it already, so it is known to be
         # harmless; the rules keep the answer from bounces, robots and the judge itself.
-        mail = decode(_header_block(row.raw))
+        mail = decode(header_block(row.raw))
         refused = refuse_reason(
             mail, 0, own_addresses={judge.settings.address}, loop_tag=judge.settings.address,
             max_size=judge.settings.max_message_bytes,
@@ -974,7 +953,7 @@ def _not_read(
     if read:
         return items
     items += body.quoted
-    subject = _REPLY_PREFIXES.sub("", mail.subject).strip()
+    subject = strip_prefixes(mail.subject)
     if subject:
         commands, _after = parse_commands([subject])
         if commands and (
@@ -989,13 +968,6 @@ def _not_read(
                 "the message only"
             )
     return items
-
-
-# "Re:", "Fwd:" and their translations, as often as they are stacked.
-_REPLY_PREFIXES = re.compile(
-    r"^(?:\s*(?:re|aw|sv|vs|ref|rif|odp|отв|fwd?|wg|tr|rv|enc|i|pd|vb)\s*(?:\[\d+\])?\s*:)+",
-    re.IGNORECASE,
-)
 
 
 def _not_read_paragraph(items: Sequence[str]) -> str:

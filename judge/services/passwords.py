@@ -22,8 +22,9 @@ PASSWORD_ALPHABET = "abcdefghjkmnpqrstuvwxyz23456789"
 GENERATED_PASSWORD_LENGTH = 10
 #: The shortest password SET PASSWORD takes.
 MIN_PASSWORD_LENGTH = 8
-#: The longest (a bound on what is hashed; no one types more).
-MAX_PASSWORD_LENGTH = 128
+#: The longest (a bound on what is hashed; no one types more): the longest word the
+#: command reader takes (``judge.commands.MAX_WORD``), so the two limits say one thing.
+MAX_PASSWORD_LENGTH = 64
 
 #: Makes a new password; tests inject a deterministic one.
 PasswordMaker = Callable[[], str]
