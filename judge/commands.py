@@ -34,6 +34,7 @@ __all__ = [
     "MAX_WORD",
     "NJUDGE_COMMANDS",
     "NJUDGE_SETTINGS",
+    "UNREAD",
     "Command",
     "parse_commands",
 ]
@@ -41,6 +42,10 @@ __all__ = [
 #: The most commands and order lines read from one message; the lines after them are
 #: reported as not read.  A turn's orders for the largest power fit many times over.
 MAX_COMMANDS = 200
+#: The name of the last "command" :func:`parse_commands` returns when it stopped at
+#: :data:`MAX_COMMANDS`: its ``error`` says what was not read (the service lists it among
+#: the parts of the message not read; it is no command of the sender's, nor an error).
+UNREAD = "UNREAD"
 #: The longest word a command line may hold (a command word, power, game or password;
 #: an address of ``SET ADDRESS`` has its own limit of 254); a longer word is refused as
 #: such, never searched.
@@ -571,17 +576,11 @@ def parse_commands(lines: Sequence[str]) -> tuple[list[Command], list[str]]:
         line = items[index]
         if len(commands) >= MAX_COMMANDS and line.strip():
             rest = sum(1 for item in items[index + 1 :] if item.strip())
-            after = (
-                ""
-                if not rest
-                else (
-                    " and the line after it" if rest == 1 else f" and the {rest:,} lines after it"
-                )
-            )
-            verb = "was" if not rest else "were"
-            commands.append(Command("UNKNOWN", (), line, index + 1, (
-                f"this line{after} {verb} not read: at most {MAX_COMMANDS} commands and "
-                "order lines are read from one message; send the rest in another message"
+            after = "" if not rest else f" and the {rest:,} line{'s' if rest > 1 else ''} after it"
+            # Not an error of the line: the reader stopped (see UNREAD).
+            commands.append(Command(UNREAD, (), line, index + 1, (
+                f"line {index + 1}{after}: at most {MAX_COMMANDS} commands and order lines "
+                "are read from one message; send the rest in another message"
             )))  # fmt: skip
             return commands, []
         command: Command | None

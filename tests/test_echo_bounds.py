@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from servicekit import Table, started_game
 
+from judge.commands import MAX_COMMANDS
 from judge.services.app import App
 from judge.services.inbound import MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_SUBJECT_ECHO
 
@@ -57,9 +58,16 @@ def test_892_kb_of_junk_gets_a_short_reply(game: tuple[App, Table]) -> None:
     first = lines[0]
     cut = f"> {first[:MAX_QUOTED_CHARS]}... ({len(first) - MAX_QUOTED_CHARS:,} more characters)"
     assert cut in reply.body
+    # The first MAX_COMMANDS lines are read (and refused as no orders), the rest not.
+    assert len(lines) > MAX_COMMANDS
     assert (
-        f"({len(lines) - MAX_QUOTED_LINES:,} more lines not read as orders or commands are "
+        f"({MAX_COMMANDS - MAX_QUOTED_LINES:,} more lines not read as orders or commands are "
         "left out of this reply.)"
+    ) in reply.body
+    rest = len(lines) - MAX_COMMANDS - 1
+    assert (
+        f"  - line {MAX_COMMANDS + 1} and the {rest} lines after it: at most {MAX_COMMANDS} "
+        "commands and order lines\n    are read from one message"
     ) in reply.body
     assert lines[MAX_QUOTED_LINES][:MAX_QUOTED_CHARS] not in reply.body
 
@@ -73,8 +81,11 @@ def test_many_short_junk_lines_are_cut_to_an_excerpt(game: tuple[App, Table]) ->
         "This judge found no commands or orders in your message.\n\n"
         "These lines were not read as orders or commands:\n"
         + "".join(f"> just some chatter number {n}\n" for n in range(MAX_QUOTED_LINES))
-        + f"({300 - MAX_QUOTED_LINES:,} more lines not read as orders or commands are left "
-        "out of this reply.)\n\n"
+        + f"({MAX_COMMANDS - MAX_QUOTED_LINES:,} more lines not read as orders or commands "
+        "are left out of this reply.)\n\n"
+        "Not read from your message:\n"
+        "  - line 201 and the 99 lines after it: at most 200 commands and order lines\n"
+        "    are read from one message; send the rest in another message\n\n"
         "Write your commands and orders in the body of the message itself, as plain\n"
         "text, one per line. Send HELP for how to use this judge.\n\n"
         "TESTJUDGE\n"
@@ -107,8 +118,10 @@ def test_a_command_repeated_is_answered_once(game: tuple[App, Table]) -> None:
 
 def test_a_signed_confirmation_bounds_its_lists_too(game: tuple[App, Table]) -> None:
     _app, table = game
-    bad = [f"A Lon-{'Z' * 300}{n}" for n in range(200)]
-    chatter = [f"chatter {n} " + "y" * 400 for n in range(200)]
+    # Both lists longer than a reply quotes, all within the lines a message may hold.
+    bad = [f"A Lon-{'Z' * 60}{n}" for n in range(100)]
+    chatter = [f"chatter {n} " + "y" * 400 for n in range(90)]
+    assert len(bad) + len(chatter) + 2 <= MAX_COMMANDS
     table.send(
         "england@example.org",
         "SIGNON Etest01 pw-eng\nF Lon-NTH\n" + "\n".join(bad + chatter) + "\n",
@@ -118,10 +131,10 @@ def test_a_signed_confirmation_bounds_its_lists_too(game: tuple[App, Table]) -> 
     assert confirm.kind == "confirm"
     assert "England: Fleet London -> North Sea." in confirm.body
     assert len(confirm.body.encode()) < 20_000
-    assert "200 errors in this message." in confirm.body
+    assert "100 errors in this message." in confirm.body
     assert confirm.body.count("  A Lon-ZZZ") == MAX_QUOTED_LINES
     assert confirm.body.count("  chatter ") == MAX_QUOTED_LINES
-    assert "(180 more refused lines are left out of this reply.)" in confirm.body
+    assert "(80 more refused lines are left out of this reply.)" in confirm.body
     assert (
-        "(180 more lines not read as orders or commands are left out of this reply.)"
+        "(70 more lines not read as orders or commands are left out of this reply.)"
     ) in confirm.body

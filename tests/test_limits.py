@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 
-from judge.commands import MAX_COMMANDS, MAX_WORD, parse_commands
+from judge.commands import MAX_COMMANDS, MAX_WORD, UNREAD, parse_commands
 from judge.engine.board import standard_map
 from judge.engine.notation import MAX_ORDERS, MAX_WORD_LENGTH, parse_orders
 from judge.mail.decode import (
@@ -213,9 +213,9 @@ def test_commands_beyond_the_limit_are_not_read() -> None:
     commands, _after = parse_commands(lines)
     assert len(commands) == MAX_COMMANDS + 1
     last = commands[-1]
-    assert (last.name, last.number, last.line) == ("UNKNOWN", MAX_COMMANDS + 1, lines[MAX_COMMANDS])
+    assert (last.name, last.number, last.line) == (UNREAD, MAX_COMMANDS + 1, lines[MAX_COMMANDS])
     assert last.error == (
-        f"this line and the 29 lines after it were not read: at most {MAX_COMMANDS} commands "
+        f"line {MAX_COMMANDS + 1} and the 29 lines after it: at most {MAX_COMMANDS} commands "
         "and order lines are read from one message; send the rest in another message"
     )
 

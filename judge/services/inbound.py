@@ -25,7 +25,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.commands import NJUDGE_COMMANDS, NJUDGE_SETTINGS, Command, parse_commands
+from judge.commands import NJUDGE_COMMANDS, NJUDGE_SETTINGS, UNREAD, Command, parse_commands
 from judge.config import rules_from_dict
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, OutboundMessage, Player, SignonGuard
@@ -726,6 +726,8 @@ def handle(
         return
     body = read_body(mail.text, mail.subject)
     commands, _after = parse_commands(list(body.lines))
+    unread = [str(c.error) for c in commands if c.name == UNREAD]
+    commands = [c for c in commands if c.name != UNREAD]
     conversation = _Conversation(session, judge, mail, now, cache, row.id)
     for command in commands:
         conversation.run(command)
@@ -737,7 +739,7 @@ def handle(
         or bool(conversation.reply.rejected)
     )
     reply = conversation.reply
-    reply.not_read = _not_read(mail, body, conversation, read=understood)
+    reply.not_read = [*_not_read(mail, body, conversation, read=understood), *unread]
     reply.nothing_read = not understood
     reply.kind = _reply_kind(conversation, judge, understood)
     _bound_reply(reply)
