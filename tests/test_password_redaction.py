@@ -20,6 +20,7 @@ from judge.mail.decode import decode
 from judge.mail.redact import mask_passwords, redact_passwords
 from judge.services.app import App
 from judge.services.games import reload_configs
+from judge.services.inbound import process_one, receive
 from judge.services.outbox import PURGED_BODY, deliver_pending
 
 
@@ -196,3 +197,29 @@ def test_an_8bit_body_keeps_its_bytes_but_the_password(game: tuple[App, Table]) 
     table.inject(raw, "2026-11-23 13:00")
     assert active_orders(app, "England") == ["F lon-nth"]
     assert stored_raw(app) == raw.replace(b"pw-eng", b"******")
+
+
+def test_the_stored_prefix_of_an_oversized_message_is_masked(game: tuple[App, Table]) -> None:
+    # Too large to read, it is refused and only its header and a prefix are kept; a
+    # SIGNON line in that prefix must not keep its password readable either.
+    app, _table = game
+    limit = app.judge.settings.max_message_bytes
+    mail = EmailMessage()
+    mail["From"] = "england@example.org"
+    mail["To"] = "judge@example.org"
+    mail["Subject"] = "orders and a big picture"
+    mail["Message-ID"] = "<big@players.example>"
+    mail.set_content("SIGNON Etest01 pw-eng\nF Lon-NTH\n")
+    mail.add_attachment(b"\x89PNG" + b"p" * limit, maintype="image", subtype="png")
+    raw = mail.as_bytes()
+    with app.sessions() as session, session.begin():
+        row, _new = receive(session, raw, at("2026-11-23 13:00"), max_bytes=limit)
+        inbound_id = row.id
+        assert b"pw-eng" in row.raw and len(row.raw) < limit
+    assert process_one(app.sessions, app.judge, inbound_id, at("2026-11-23 13:00")) == "ignored"
+    with app.sessions() as session:
+        kept = session.get(InboundMessage, inbound_id)
+        assert kept is not None and kept.size == len(raw)
+        assert kept.reason is not None and kept.reason.startswith("too large")
+        assert b"pw-eng" not in kept.raw
+        assert b"SIGNON Etest01 ******" in kept.raw

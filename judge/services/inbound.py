@@ -696,10 +696,10 @@ def handle(
         max_size=judge.settings.max_message_bytes,
     )
     row.processed_at = now
-    if size <= judge.settings.max_message_bytes:
-        # What is kept of the message has its passwords masked (issue 11 item 6); the
-        # message itself is read from ``mail``, decoded above.
-        row.raw = redact_passwords(row.raw)
+    # What is kept of the message has its passwords masked (issue 11 item 6), also the
+    # bounded prefix kept of one too large to read; the message itself is read from
+    # ``mail``, decoded above.
+    row.raw = redact_passwords(row.raw)
     # The subject comes back in the reply's subject: an excerpt of it, like every other
     # part of the message a reply quotes.
     mail = replace(mail, subject=_cut(mail.subject, MAX_SUBJECT_ECHO, note=False))
