@@ -36,6 +36,7 @@ __all__ = [
     "decode",
     "header_block",
     "html_to_text",
+    "multipart_count",
     "order_text",
     "read_body",
 ]
@@ -929,6 +930,13 @@ def _cap_header(data: bytes) -> _Header:
         position = end
 
 
+def multipart_count(data: bytes) -> int:
+    """How many multipart parts (containers, at any depth) ``data`` declares; a message
+    with more than :data:`MAX_MULTIPARTS` is read for its header only (the email
+    package's parser recurses once per level: 5,000 levels exhaust Python's stack)."""
+    return len(_MULTIPART.findall(data))
+
+
 def header_block(raw: bytes) -> bytes:
     """The header of ``raw`` as :func:`decode` reads it, ending in an empty line: the
     fields that fit the limits (:data:`MAX_HEADER_BYTES`, :data:`MAX_HEADER_FIELD_BYTES`).
@@ -964,7 +972,7 @@ def decode(raw: bytes) -> IncomingMail:
         header = _cap_header(data)
         notes = header.notes
         read_body = True
-        multiparts = len(_MULTIPART.findall(data))
+        multiparts = multipart_count(data)
         if multiparts > MAX_MULTIPARTS:
             read_body = False
             notes += (
