@@ -269,12 +269,6 @@ _BARE_LOCAL = re.compile(rf"{_ATOM_CHAR}+(?:\.{_ATOM_CHAR}+)*")
 _ADDRESS_DEFECTS = ("InvalidHeaderDefect", "HeaderMissingRequiredValue")
 
 
-def _shown_value(value: str) -> str:
-    """A header value for a note: shortened, control characters visible."""
-    text = value if len(value) <= _MAX_SHOWN else value[: _MAX_SHOWN - 3] + "..."
-    return repr(text)
-
-
 def _address(msg: Message, name: str, raw_value: str | None) -> tuple[str, str]:
     """The first address of header ``name`` and ``''``, or ``''`` and why there is none.
 
@@ -290,7 +284,7 @@ def _address(msg: Message, name: str, raw_value: str | None) -> tuple[str, str]:
     if header is None:
         return "", ""
     label = name.title()
-    shown = _shown_value(_one_line(raw_value or ""))
+    shown = repr(_shown(_one_line(raw_value or "")))
     problem = f"the {label} header {shown} holds no well-formed address"
     simple = _SIMPLE_ADDRESS.fullmatch(_LINE_BREAKS.sub("", header))
     if simple:

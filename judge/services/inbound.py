@@ -9,7 +9,6 @@ to be retried; nothing the player sent is lost.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import os
@@ -439,10 +438,8 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
         cache = _BatchCache()
         if _rate_limited(session, judge, mail.sender, now, cache, "refusal") is not None:
             return "parked"
-        subject = mail.subject
-        if len(subject) > PARKED_SUBJECT_CHARS:
-            subject = subject[: PARKED_SUBJECT_CHARS - 3] + "..."
-        mail = dataclasses.replace(mail, subject=subject)
+        subject = _cut(mail.subject, PARKED_SUBJECT_CHARS - 3, note=False)
+        mail = replace(mail, subject=subject)
         _reply(session, judge, row, mail, now, _Reply(paragraphs=[
             _wrapped(
                 f"This judge could not process your message of "
