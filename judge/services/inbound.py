@@ -562,6 +562,12 @@ class _Signed:
     start: _Marks | None = None
     end: _Marks | None = None
 
+    @property
+    def confirms(self) -> bool:
+        """Whether the answer is an order confirmation: a player signed on to a started
+        game (the game master, or a player of a game not started, gets a reply)."""
+        return self.player is not None and self.game.phase is not None
+
 
 @dataclass
 class _Reply:
@@ -776,10 +782,7 @@ def _reply_kind(conversation: _Conversation, judge: Judge, understood: bool) -> 
     """The kind of the reply a message gets, which says the rations it counts in."""
     signed = conversation.signed
     if signed is not None:
-        # As _Conversation.finish chooses: a player of a started game gets a confirmation.
-        if signed.player is not None and signed.game.phase is not None:
-            return "confirm"
-        return "reply-signed"
+        return "confirm" if signed.confirms else "reply-signed"
     # Mail that carried out no command (nothing in it read, or every line refused) gets
     # an answer that carries out none either: two programs answering each other so (one
     # judge's refusal, quoted, is the other's refused line) are a loop.
@@ -1633,21 +1636,20 @@ class _Conversation:
     def finish(self, row: InboundMessage) -> None:
         """Queue the reply to the sender, and the copies (:meth:`queue_copies`)."""
         signed = self.signed
-        if signed is None or signed.player is None or signed.game.phase is None:
+        if signed is not None and signed.player is not None and signed.confirms:
+            mail = self._confirmation(signed.game, signed.player, copy_note=None)
+            queue_mail(
+                self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
+                now=self.now, game_id=signed.game.id, inbound_id=row.id,
+                in_reply_to=self.mail.message_id, references=self.mail.references,
+                into=self.cache.writes.outbox,
+            )  # fmt: skip
+        else:
             if signed is not None and signed.player is None:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
             elif signed is not None:
                 self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
             _reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.cache)
-            self.queue_copies(row)
-            return
-        mail = self._confirmation(signed.game, signed.player, copy_note=None)
-        queue_mail(
-            self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
-            now=self.now, game_id=signed.game.id, inbound_id=row.id,
-            in_reply_to=self.mail.message_id, references=self.mail.references,
-            into=self.cache.writes.outbox,
-        )  # fmt: skip
         self.queue_copies(row)
 
     def queue_copies(self, row: InboundMessage) -> None:
@@ -1659,7 +1661,7 @@ class _Conversation:
         """
         parts: dict[tuple[int, int], list[_Signed]] = {}
         for signed in self.signons:
-            if signed.player is not None and signed.copy_to and signed.game.phase is not None:
+            if signed.player is not None and signed.confirms and signed.copy_to:
                 parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
         for signeds in parts.values():
             first = signeds[0]
