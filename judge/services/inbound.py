@@ -436,11 +436,9 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
         if not mail.sender or refused is not None:
             return "parked"
         cache = _BatchCache()
-        if _rate_limited(session, judge, mail.sender, now, cache, "refusal") is not None:
-            return "parked"
         subject = _cut(mail.subject, PARKED_SUBJECT_CHARS - 3, note=False)
         mail = replace(mail, subject=subject)
-        _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+        _refuse(session, judge, row, mail, now, cache, [
             _wrapped(
                 f"This judge could not process your message of "
                 f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
@@ -451,7 +449,7 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
                 "can look at it. Please send your commands again in a short plain-text "
                 "message."
             ),
-        ], kind="refusal"), cache)  # fmt: skip
+        ])  # fmt: skip
         _write_orders(session, cache)
     return "parked"
 
@@ -712,16 +710,13 @@ def handle(
         if deserves_reply(reason) and mail.sender:
             # Too large: answered, but under the tight ration (a person needs to be told
             # once or twice; sixty oversized mails an hour are not a person).
-            spent = _rate_limited(session, judge, mail.sender, now, cache, "refusal")
-            if spent is not None:
-                row.reason = f"{reason}; not answered: {spent}"
-                return
-            _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+            spent = _refuse(session, judge, row, mail, now, cache, [
                 f"Your message of {size:,} bytes is larger than this judge reads "
                 f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
                 "as plain text, without attachments."
-            ], kind="refusal"), cache)  # fmt: skip
-            _note_reply(cache, mail.sender, "refusal")
+            ])  # fmt: skip
+            if spent is not None:
+                row.reason = f"{reason}; not answered: {spent}"
         return
     if not mail.sender:
         row.state = "ignored"
@@ -865,6 +860,19 @@ def _note_reply(cache: _BatchCache, address: str, kind: str) -> None:
     counts = cache.replies.get(address)
     if counts is not None:
         counts[kind] = counts.get(kind, 0) + 1
+
+
+def _refuse(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    cache: _BatchCache, paragraphs: list[str],
+) -> str | None:  # fmt: skip
+    """Answer ``mail`` with a refusal of ``paragraphs`` (too large, parked) under the
+    tight loop ration; return why it was not answered (the ration is spent), else None."""
+    spent = _rate_limited(session, judge, mail.sender, now, cache, "refusal")
+    if spent is None:
+        _reply(session, judge, row, mail, now, _Reply(paragraphs=paragraphs, kind="refusal"), cache)
+        _note_reply(cache, mail.sender, "refusal")
+    return spent
 
 
 # -- what a reply quotes --------------------------------------------------------------
