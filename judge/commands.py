@@ -27,6 +27,8 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from judge.engine.notation import MAX_WORD_LENGTH
+
 __all__ = [
     "BLOCK_ENDS",
     "COMMAND_NAMES",
@@ -48,8 +50,8 @@ MAX_COMMANDS = 200
 UNREAD = "UNREAD"
 #: The longest word a command line may hold (a command word, power, game or password;
 #: an address of ``SET ADDRESS`` has its own limit of 254); a longer word is refused as
-#: such, never searched.
-MAX_WORD = 64
+#: such, never searched.  The order parser's limit: one word limit for every line.
+MAX_WORD = MAX_WORD_LENGTH
 _QUOTE_LIMIT = 60
 
 COMMAND_NAMES = (

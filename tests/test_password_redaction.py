@@ -223,3 +223,23 @@ def test_the_stored_prefix_of_an_oversized_message_is_masked(game: tuple[App, Ta
         assert kept.reason is not None and kept.reason.startswith("too large")
         assert b"pw-eng" not in kept.raw
         assert b"SIGNON Etest01 ******" in kept.raw
+
+
+def test_a_message_nested_too_deep_to_parse_is_processed_and_masked(
+    game: tuple[App, Table],
+) -> None:
+    # 5,000 nested multiparts: the decoder reads only the header of such a message, but
+    # redacting it parsed the whole with the email package, which recursed too deep, so
+    # the message failed (and, tried again, was parked) instead of being answered.
+    app, table = game
+    head = b"".join(
+        b"Content-Type: multipart/mixed; boundary=b%d\r\n\r\n--b%d\r\n" % (i, i)
+        for i in range(5000)
+    )
+    raw = (
+        b"From: england@example.org\r\nSubject: x\r\nMessage-ID: <deep@players.example>\r\n"
+        + head + b"Content-Type: text/plain\r\n\r\nSIGNON Etest01 pw-eng\r\nA Par H\r\n"
+    )  # fmt: skip
+    assert table.inject(raw, "2026-11-23 13:00") == "done"
+    assert stored_raw(app) == raw.replace(b"pw-eng", b"******")
+    assert [row.to_addr for row in table.new_mail()] == ["england@example.org"]

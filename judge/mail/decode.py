@@ -36,6 +36,7 @@ __all__ = [
     "decode",
     "header_block",
     "html_to_text",
+    "multipart_count",
     "order_text",
     "read_body",
 ]
@@ -268,12 +269,6 @@ _BARE_LOCAL = re.compile(rf"{_ATOM_CHAR}+(?:\.{_ATOM_CHAR}+)*")
 _ADDRESS_DEFECTS = ("InvalidHeaderDefect", "HeaderMissingRequiredValue")
 
 
-def _shown_value(value: str) -> str:
-    """A header value for a note: shortened, control characters visible."""
-    text = value if len(value) <= _MAX_SHOWN else value[: _MAX_SHOWN - 3] + "..."
-    return repr(text)
-
-
 def _address(msg: Message, name: str, raw_value: str | None) -> tuple[str, str]:
     """The first address of header ``name`` and ``''``, or ``''`` and why there is none.
 
@@ -289,7 +284,7 @@ def _address(msg: Message, name: str, raw_value: str | None) -> tuple[str, str]:
     if header is None:
         return "", ""
     label = name.title()
-    shown = _shown_value(_one_line(raw_value or ""))
+    shown = repr(_shown(_one_line(raw_value or "")))
     problem = f"the {label} header {shown} holds no well-formed address"
     simple = _SIMPLE_ADDRESS.fullmatch(_LINE_BREAKS.sub("", header))
     if simple:
@@ -929,6 +924,13 @@ def _cap_header(data: bytes) -> _Header:
         position = end
 
 
+def multipart_count(data: bytes) -> int:
+    """How many multipart parts (containers, at any depth) ``data`` declares; a message
+    with more than :data:`MAX_MULTIPARTS` is read for its header only (the email
+    package's parser recurses once per level: 5,000 levels exhaust Python's stack)."""
+    return len(_MULTIPART.findall(data))
+
+
 def header_block(raw: bytes) -> bytes:
     """The header of ``raw`` as :func:`decode` reads it, ending in an empty line: the
     fields that fit the limits (:data:`MAX_HEADER_BYTES`, :data:`MAX_HEADER_FIELD_BYTES`).
@@ -964,7 +966,7 @@ def decode(raw: bytes) -> IncomingMail:
         header = _cap_header(data)
         notes = header.notes
         read_body = True
-        multiparts = len(_MULTIPART.findall(data))
+        multiparts = multipart_count(data)
         if multiparts > MAX_MULTIPARTS:
             read_body = False
             notes += (

@@ -19,9 +19,12 @@ from __future__ import annotations
 import base64
 import binascii
 import re
+from collections.abc import Iterator
 from email.message import Message
 from email.parser import BytesParser
 from email.policy import compat32
+
+from judge.mail.decode import MAX_MULTIPARTS, multipart_count
 
 __all__ = ["MASK", "mask_passwords", "redact_passwords"]
 
@@ -80,17 +83,27 @@ def _words(text: str, start: int, end: int, most: int) -> list[tuple[int, int]]:
 
 def redact_passwords(raw: bytes) -> bytes:
     """``raw`` with :func:`mask_passwords` applied to each of its text parts (plain and
-    HTML, at any depth, in any transfer encoding and character set).
+    HTML, at any depth, in any transfer encoding and character set).  Never raises.
 
     A part that changes is decoded, masked and encoded again in its own transfer encoding
     (base64 with its line length, quoted-printable, or as is), and put back in place of
     the old; every other byte of the message is kept.  Masking keeps a password's length,
     so a base64 part keeps its length too.  The header is not touched (commands are read
-    from the body only).
+    from the body only).  A message the decoder does not read the body of (more than
+    :data:`~judge.mail.decode.MAX_MULTIPARTS` multipart parts), or that the email package
+    cannot parse, has its body masked as it is written instead (:func:`_masked_as_written`).
     """
-    message = BytesParser(policy=compat32).parsebytes(raw)
-    result = raw
-    cursor = 0
+    if multipart_count(raw) > MAX_MULTIPARTS:
+        return _masked_as_written(raw)
+    try:
+        return _redacted(raw)
+    except Exception:
+        return _masked_as_written(raw)
+
+
+def _text_parts(message: Message) -> Iterator[tuple[Message, str, str]]:
+    """Each text part of ``message`` whose payload has a password: the part, its payload
+    as sent and the payload masked (:func:`_redacted_payload`)."""
     for part in message.walk():
         if part.is_multipart() or part.get_content_maintype() != "text":
             continue
@@ -98,8 +111,16 @@ def redact_passwords(raw: bytes) -> bytes:
         if not isinstance(encoded, str):
             continue
         changed = _redacted_payload(part, encoded)
-        if changed is None:
-            continue
+        if changed is not None:
+            yield part, encoded, changed
+
+
+def _redacted(raw: bytes) -> bytes:
+    """:func:`redact_passwords` of a message the email package can parse."""
+    message = BytesParser(policy=compat32).parsebytes(raw)
+    result = raw
+    cursor = 0
+    for part, encoded, changed in _text_parts(message):
         old = _as_sent(part, encoded)
         found = result.find(old, cursor) if old else -1
         if found < 0:
@@ -110,6 +131,21 @@ def redact_passwords(raw: bytes) -> bytes:
         result = result[:found] + new + result[found + len(old) :]
         cursor = found + len(new)
     return result
+
+
+# The end of a message's header: its first empty line.
+_HEADER_END = re.compile(rb"\r?\n\r?\n")
+
+
+def _masked_as_written(raw: bytes) -> bytes:
+    """``raw`` with :func:`mask_passwords` applied to its body as written (read as
+    Latin-1, which maps every byte to a character and back): the passwords of plain and
+    8-bit text are masked, those of base64 or quoted-printable parts are not seen."""
+    end = _HEADER_END.search(raw)
+    if end is None:
+        return raw
+    body = end.end()
+    return raw[:body] + mask_passwords(raw[body:].decode("latin-1")).encode("latin-1")
 
 
 def _as_sent(part: Message, payload: str) -> bytes:
@@ -166,14 +202,8 @@ def _base64_like(data: bytes, encoded: str) -> str:
 
 def _rewritten(raw: bytes) -> bytes:
     """The whole message written again by the email package, with its text parts'
-    passwords masked (the fallback of :func:`redact_passwords`)."""
+    passwords masked (the fallback of :func:`_redacted`)."""
     message = BytesParser(policy=compat32).parsebytes(raw)
-    for part in message.walk():
-        if part.is_multipart() or part.get_content_maintype() != "text":
-            continue
-        encoded = part.get_payload()
-        if isinstance(encoded, str):
-            changed = _redacted_payload(part, encoded)
-            if changed is not None:
-                part.set_payload(changed)
+    for part, _encoded, changed in list(_text_parts(message)):
+        part.set_payload(changed)
     return message.as_bytes()

@@ -9,7 +9,6 @@ to be retried; nothing the player sent is lost.
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import os
@@ -437,13 +436,9 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
         if not mail.sender or refused is not None:
             return "parked"
         cache = _BatchCache()
-        if _rate_limited(session, judge, mail.sender, now, cache, "refusal") is not None:
-            return "parked"
-        subject = mail.subject
-        if len(subject) > PARKED_SUBJECT_CHARS:
-            subject = subject[: PARKED_SUBJECT_CHARS - 3] + "..."
-        mail = dataclasses.replace(mail, subject=subject)
-        _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+        subject = _cut(mail.subject, PARKED_SUBJECT_CHARS - 3, note=False)
+        mail = replace(mail, subject=subject)
+        _refuse(session, judge, row, mail, now, cache, [
             _wrapped(
                 f"This judge could not process your message of "
                 f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
@@ -454,7 +449,7 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
                 "can look at it. Please send your commands again in a short plain-text "
                 "message."
             ),
-        ], kind="refusal"), cache)  # fmt: skip
+        ])  # fmt: skip
         _write_orders(session, cache)
     return "parked"
 
@@ -564,6 +559,12 @@ class _Signed:
     #: ends: a copy to the registered address shows that part only.
     start: _Marks | None = None
     end: _Marks | None = None
+
+    @property
+    def confirms(self) -> bool:
+        """Whether the answer is an order confirmation: a player signed on to a started
+        game (the game master, or a player of a game not started, gets a reply)."""
+        return self.player is not None and self.game.phase is not None
 
 
 @dataclass
@@ -709,16 +710,13 @@ def handle(
         if deserves_reply(reason) and mail.sender:
             # Too large: answered, but under the tight ration (a person needs to be told
             # once or twice; sixty oversized mails an hour are not a person).
-            spent = _rate_limited(session, judge, mail.sender, now, cache, "refusal")
-            if spent is not None:
-                row.reason = f"{reason}; not answered: {spent}"
-                return
-            _reply(session, judge, row, mail, now, _Reply(paragraphs=[
+            spent = _refuse(session, judge, row, mail, now, cache, [
                 f"Your message of {size:,} bytes is larger than this judge reads "
                 f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
                 "as plain text, without attachments."
-            ], kind="refusal"), cache)  # fmt: skip
-            _note_reply(cache, mail.sender, "refusal")
+            ])  # fmt: skip
+            if spent is not None:
+                row.reason = f"{reason}; not answered: {spent}"
         return
     if not mail.sender:
         row.state = "ignored"
@@ -779,10 +777,7 @@ def _reply_kind(conversation: _Conversation, judge: Judge, understood: bool) -> 
     """The kind of the reply a message gets, which says the rations it counts in."""
     signed = conversation.signed
     if signed is not None:
-        # As _Conversation.finish chooses: a player of a started game gets a confirmation.
-        if signed.player is not None and signed.game.phase is not None:
-            return "confirm"
-        return "reply-signed"
+        return "confirm" if signed.confirms else "reply-signed"
     # Mail that carried out no command (nothing in it read, or every line refused) gets
     # an answer that carries out none either: two programs answering each other so (one
     # judge's refusal, quoted, is the other's refused line) are a loop.
@@ -865,6 +860,19 @@ def _note_reply(cache: _BatchCache, address: str, kind: str) -> None:
     counts = cache.replies.get(address)
     if counts is not None:
         counts[kind] = counts.get(kind, 0) + 1
+
+
+def _refuse(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    cache: _BatchCache, paragraphs: list[str],
+) -> str | None:  # fmt: skip
+    """Answer ``mail`` with a refusal of ``paragraphs`` (too large, parked) under the
+    tight loop ration; return why it was not answered (the ration is spent), else None."""
+    spent = _rate_limited(session, judge, mail.sender, now, cache, "refusal")
+    if spent is None:
+        _reply(session, judge, row, mail, now, _Reply(paragraphs=paragraphs, kind="refusal"), cache)
+        _note_reply(cache, mail.sender, "refusal")
+    return spent
 
 
 # -- what a reply quotes --------------------------------------------------------------
@@ -1636,21 +1644,20 @@ class _Conversation:
     def finish(self, row: InboundMessage) -> None:
         """Queue the reply to the sender, and the copies (:meth:`queue_copies`)."""
         signed = self.signed
-        if signed is None or signed.player is None or signed.game.phase is None:
+        if signed is not None and signed.player is not None and signed.confirms:
+            mail = self._confirmation(signed.game, signed.player, copy_note=None)
+            queue_mail(
+                self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
+                now=self.now, game_id=signed.game.id, inbound_id=row.id,
+                in_reply_to=self.mail.message_id, references=self.mail.references,
+                into=self.cache.writes.outbox,
+            )  # fmt: skip
+        else:
             if signed is not None and signed.player is None:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
             elif signed is not None:
                 self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
             _reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.cache)
-            self.queue_copies(row)
-            return
-        mail = self._confirmation(signed.game, signed.player, copy_note=None)
-        queue_mail(
-            self.session, self.judge, to=self.mail.sender, mail=mail, kind="confirm",
-            now=self.now, game_id=signed.game.id, inbound_id=row.id,
-            in_reply_to=self.mail.message_id, references=self.mail.references,
-            into=self.cache.writes.outbox,
-        )  # fmt: skip
         self.queue_copies(row)
 
     def queue_copies(self, row: InboundMessage) -> None:
@@ -1662,7 +1669,7 @@ class _Conversation:
         """
         parts: dict[tuple[int, int], list[_Signed]] = {}
         for signed in self.signons:
-            if signed.player is not None and signed.copy_to and signed.game.phase is not None:
+            if signed.player is not None and signed.confirms and signed.copy_to:
                 parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
         for signeds in parts.values():
             first = signeds[0]

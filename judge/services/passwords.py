@@ -13,6 +13,8 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
+from judge.commands import MAX_WORD
+
 # Modest cost: a judge verifies a password per message, and tests hash many.
 _HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
 #: The letters of the passwords the judge makes: lower case and digits, without the ones
@@ -24,7 +26,7 @@ GENERATED_PASSWORD_LENGTH = 10
 MIN_PASSWORD_LENGTH = 8
 #: The longest (a bound on what is hashed; no one types more): the longest word the
 #: command reader takes (``judge.commands.MAX_WORD``), so the two limits say one thing.
-MAX_PASSWORD_LENGTH = 64
+MAX_PASSWORD_LENGTH = MAX_WORD
 
 #: Makes a new password; tests inject a deterministic one.
 PasswordMaker = Callable[[], str]
