@@ -25,6 +25,7 @@ from judge.db.models import (
     OutboundState,
     PhaseRecord,
     Player,
+    SignonGuard,
 )
 
 _ORDERS = cast("Table", OrderRecord.__table__)
@@ -452,3 +453,46 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
 def outbox_messages(session: Session) -> list[OutboundMessage]:
     """Every outbox message, oldest first."""
     return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
+
+
+def signon_guards(session: Session, game_id: int) -> list[SignonGuard]:
+    """The sign-on guards of a game (its seats' counts of wrong passwords and lockouts)."""
+    return list(session.scalars(select(SignonGuard).where(SignonGuard.game_id == game_id)))
+
+
+def mail_since(
+    session: Session, address: str, since: datetime, kinds: Iterable[str]
+) -> list[tuple[str, datetime]]:
+    """The kind and queueing time of each mail of ``kinds`` queued to ``address`` since
+    ``since``."""
+    rows = session.execute(
+        select(OutboundMessage.kind, OutboundMessage.created_at).where(
+            OutboundMessage.to_addr == address,
+            OutboundMessage.created_at >= since,
+            OutboundMessage.kind.in_(sorted(set(kinds))),
+        )
+    )
+    return [(kind, when) for kind, when in rows]
+
+
+def _secrets_done() -> tuple[Any, ...]:
+    """Mail that held a password and is now sent or given up (see :func:`purge_secrets`)."""
+    done = (OutboundState.SENT, OutboundState.FAILED)
+    return (OutboundMessage.secret.is_(True), OutboundMessage.state.in_(done))
+
+
+def any_secret_done(session: Session) -> bool:
+    """Whether some mail that held a password is sent or given up (an index read)."""
+    return session.scalar(select(OutboundMessage.id).where(*_secrets_done()).limit(1)) is not None
+
+
+def purge_secrets(session: Session, body: str) -> int:
+    """Replace the body of each mail that held a password and is sent or given up with
+    ``body``, clear its flag, and return how many."""
+    result = session.execute(
+        update(OutboundMessage)
+        .where(*_secrets_done())
+        .values(body=body, secret=False)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)

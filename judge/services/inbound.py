@@ -21,13 +21,12 @@ from datetime import datetime, timedelta
 from typing import cast
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.commands import NJUDGE_COMMANDS, NJUDGE_SETTINGS, UNREAD, Command, parse_commands
 from judge.config import rules_from_dict
 from judge.db import queries
-from judge.db.models import Game, InboundMessage, OutboundMessage, Player, SignonGuard
+from judge.db.models import Game, InboundMessage, Player, SignonGuard
 from judge.db.session import read_only
 from judge.engine.board import Map, standard_map
 from judge.engine.errors import OrderError
@@ -1175,10 +1174,7 @@ class _Conversation:
         if game.id not in self.cache.guard_games:
             self.cache.guard_games.add(game.id)
             with self.session.no_autoflush:
-                rows = self.session.scalars(
-                    select(SignonGuard).where(SignonGuard.game_id == game.id)
-                )
-                for row in rows:
+                for row in queries.signon_guards(self.session, game.id):
                     self.cache.guards[(game.id, row.seat, row.registered)] = row
         return self.cache.guards.get((game.id, seat, registered))
 
@@ -1708,13 +1704,7 @@ class _Conversation:
         if log_ is None:
             since = self.now - timedelta(hours=1)
             with self.session.no_autoflush:
-                rows = self.session.execute(
-                    select(OutboundMessage.kind, OutboundMessage.created_at).where(
-                        OutboundMessage.to_addr == address,
-                        OutboundMessage.created_at >= since,
-                        OutboundMessage.kind.in_(("copy", "copy-held")),
-                    )
-                ).all()
+                rows = queries.mail_since(self.session, address, since, ("copy", "copy-held"))
             log_ = self.cache.copies[address] = _CopyLog(
                 times=[when for kind, when in rows if kind == "copy"],
                 held_notice=any(kind == "copy-held" for kind, _when in rows),

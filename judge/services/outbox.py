@@ -25,7 +25,6 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Protocol
 
-from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db import queries
@@ -290,20 +289,12 @@ def purge_secrets(sessions: sessionmaker[Session]) -> int:
     a read through the ``secret`` index first, so that a run with nothing to purge
     writes nothing.
     """
-    done = (OutboundState.SENT, OutboundState.FAILED)
-    wanted = (OutboundMessage.secret.is_(True), OutboundMessage.state.in_(done))
     with sessions() as session:
         read_only(session)
-        if session.scalar(select(OutboundMessage.id).where(*wanted).limit(1)) is None:
+        if not queries.any_secret_done(session):
             return 0
     with sessions() as session, session.begin():
-        result = session.execute(
-            update(OutboundMessage)
-            .where(*wanted)
-            .values(body=PURGED_BODY, secret=False)
-            .execution_options(synchronize_session=False)
-        )
-        return int(getattr(result, "rowcount", 0) or 0)
+        return queries.purge_secrets(session, PURGED_BODY)
 
 
 def _claim(
