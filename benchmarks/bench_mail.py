@@ -10,11 +10,11 @@ Usage::
 For each configuration (``--mode both``, the default, runs the two one after the other):
 
 1. start an :class:`~smtpsink.SmtpSink` (the relay the judge sends through) and, for
-   ``imap``, a private Dovecot (``tests/dovecot.py``) whose mailbox ``judge`` the judge
+   ``imap``, a private Dovecot (``tests/support/dovecot.py``) whose mailbox ``judge`` the judge
    reads with IDLE and ``after = "flag"``;
 2. write a settings file (SQLite in a temporary ``var`` directory, ``[smtp]`` to the sink,
    ``[imap]`` to Dovecot or ``[inbound]`` on a free port) and set up the seven-player game
-   ``test01`` of ``tests/servicekit.py`` with ``judge game load`` and ``judge game start``
+   ``test01`` of ``tests/support/servicekit.py`` with ``judge game load`` and ``judge game start``
    (France's generated password is read from its game-start mail in the sink);
 3. start ``judge serve`` as a subprocess (or, with ``--in-process``, the
    :class:`judge.services.serve.Server` in this process under cProfile);
@@ -72,16 +72,16 @@ from types import FrameType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-# ``judge`` from the checkout, and the test helpers (tests/ is not a package).
+# ``judge`` from the checkout, and the test support package (tests/support).
 for _path in (str(ROOT / "tests"), str(ROOT)):
     if _path not in sys.path:
         sys.path.insert(0, _path)
 
-from dovecot import Dovecot  # noqa: E402
-from netutil import free_port, log_tail  # noqa: E402
-from pgserver import PostgresError, PostgresServer  # noqa: E402
-from servicekit import GAME_FILE  # noqa: E402
-from smtpsink import Received, SmtpSink, header  # noqa: E402
+from support.dovecot import Dovecot  # noqa: E402
+from support.netutil import free_port, log_tail  # noqa: E402
+from support.pgserver import PostgresError, PostgresServer  # noqa: E402
+from support.servicekit import GAME_FILE  # noqa: E402
+from support.smtpsink import Received, SmtpSink, header  # noqa: E402
 
 from judge.engine import Position, standard_map  # noqa: E402
 from judge.engine.notation import format_order  # noqa: E402
@@ -923,7 +923,7 @@ def main(argv: list[str] | None = None) -> int:
         choices=["sqlite", "postgresql"],
         default="sqlite",
         help="the judge's database: a SQLite file (default), or a private PostgreSQL server "
-        "started for the run (tests/pgserver.py, fsync on)",
+        "started for the run (tests/support/pgserver.py, fsync on)",
     )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
     args = parser.parse_args(argv)

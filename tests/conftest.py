@@ -8,15 +8,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from dovecot import Dovecot, DovecotError
-from pgserver import PostgresError, PostgresServer
-from smtpsink import SmtpSink
 from sqlalchemy import Engine, create_engine, make_url
+from support.dovecot import Dovecot, DovecotError
+from support.pgserver import PostgresError, PostgresServer
+from support.smtpsink import SmtpSink
 
 
 @pytest.fixture(scope="session")
 def postgres_url() -> Iterator[str]:
-    """A private PostgreSQL server for this test session (tests/pgserver.py); yields the
+    """A private PostgreSQL server for this test session (tests/support/pgserver.py); yields the
     URL of its ``postgres`` database (superuser ``postgres``, no password).
 
     Fails, never skips, when PostgreSQL is not installed: the database tests are part of the
@@ -90,7 +90,7 @@ def db_url(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 def dovecot() -> Iterator[Dovecot]:
-    """A private Dovecot for this test session (see tests/dovecot.py), started once.
+    """A private Dovecot for this test session (see tests/support/dovecot.py), started once.
 
     Any user name logs in with password ``secret`` to an empty mailbox: take a fresh name
     per test (the ``imap_user`` fixture).  Plain IMAP with STARTTLS on ``imap_port``, IMAPS
@@ -129,6 +129,6 @@ def imap_user(dovecot: Dovecot) -> Iterator[str]:
 @pytest.fixture
 def smtp_sink() -> Iterator[SmtpSink]:
     """A plain SMTP server on 127.0.0.1 (aiosmtpd) that records every message it accepts
-    and can be told to refuse; see ``tests/smtpsink.py`` for TLS and login."""
+    and can be told to refuse; see ``tests/support/smtpsink.py`` for TLS and login."""
     with SmtpSink() as sink:
         yield sink

@@ -1,7 +1,7 @@
 """The judge's tables as SQLAlchemy 2.0 typed declarative models.
 
 Every schema change here needs an Alembic migration in ``migrations/versions/`` (``alembic
-revision --autogenerate -m "..."``, then review it); ``tests/test_db.py`` fails while the
+revision --autogenerate -m "..."``, then review it); ``tests/integration/test_db.py`` fails while the
 models and the migrations disagree.
 
 Times are aware UTC datetimes (:class:`~judge.db.types.UTCDateTime`); documents and option

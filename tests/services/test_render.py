@@ -1,0 +1,299 @@
+"""Mail templates: each rendered with a fixed context and compared to a golden file.
+
+Run with ``UPDATE_GOLDEN=1`` to rewrite the golden files after an intended change, then
+read the diff before committing it.
+"""
+
+from __future__ import annotations
+
+import os
+from datetime import UTC, datetime
+from pathlib import Path
+
+import jinja2
+import pytest
+from support import DATA
+
+from judge.engine import Phase, Position, adjudicate, standard_map
+from judge.presenters import format_deadline, phase_heading, position_report, results_report
+from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
+
+GOLDEN = DATA / "golden" / "render"
+DEADLINE = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
+IN_LONDON = format_deadline(DEADLINE, "Europe/London")
+IN_NEW_YORK = format_deadline(DEADLINE, "America/New_York")
+
+
+def check_golden(mail: RenderedMail, name: str) -> None:
+    """Compare ``Subject: ...``, a blank line and the body with ``golden/render/<name>``."""
+    text = f"Subject: {mail.subject}\n\n{mail.body}"
+    path = GOLDEN / name
+    if os.environ.get("UPDATE_GOLDEN") == "1":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+        return
+    assert path.exists(), f"no golden file {path}: run with UPDATE_GOLDEN=1 to create it"
+    assert text == path.read_text(encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def renderer() -> Renderer:
+    return Renderer()
+
+
+def gamestart_context(**changes: object) -> dict[str, object]:
+    context: dict[str, object] = {
+        "judge_name": "USDP",
+        "judge_address": "judge@example.org",
+        "game_name": "winter01",
+        "variant": "Standard",
+        "rules_text": "2023 rulebook",
+        "press": "white and grey press, broadcasts allowed",
+        "power": "England",
+        "password": "k3ttle-drum",
+        "signon_line": "SIGNON Ewinter01 k3ttle-drum",
+        "deadline_game": IN_LONDON,
+        "deadline_player": IN_NEW_YORK,
+        "phase_text": "Movement for Spring of 1901",
+        "position_text": position_report(Position.initial(standard_map())),
+        "master_address": "gm@example.org",
+        "replacement": False,
+    }
+    context.update(changes)
+    return context
+
+
+def confirm_context(**changes: object) -> dict[str, object]:
+    context: dict[str, object] = {
+        "judge_name": "USDP",
+        "game_name": "winter01",
+        "variant": "Standard",
+        "phase_code": "S1901M",
+        "heading": phase_heading("Movement", Phase.parse("S1901M"), "winter01", 1),
+        "deadline_game": IN_LONDON,
+        "deadline_player": IN_NEW_YORK,
+        "actions": ["Password changed."],
+        "order_lines": [
+            "France: Army Paris -> Burgundy.",
+            "France: Fleet Brest -> English Channel.",
+        ],
+        "missing_lines": ["France: Army Marseilles, No Order Processed."],
+        "rejected": [
+            {"line": "A Par-Bru", "reason": "'A Par-Bru': 'Bru' is not a province name on this map"}
+        ],
+        "ignored": ["Cheers, Bob"],
+        "not_read": [],
+        "complete": False,
+        "error_count": 1,
+        "copy_note": None,
+        "subject_in": "orders for spring",
+    }
+    context.update(changes)
+    return context
+
+
+def test_gamestart(renderer: Renderer) -> None:
+    check_golden(renderer.render("player/gamestart.txt.j2", **gamestart_context()), "gamestart.txt")
+
+
+def test_gamestart_password_from_the_game_master(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/gamestart.txt.j2",
+        **gamestart_context(
+            password=None,
+            signon_line="SIGNON Ewinter01 <password>",
+            deadline_player=None,
+            master_address=None,
+        ),
+    )
+    check_golden(mail, "gamestart_gm_password.txt")
+    assert "k3ttle" not in mail.body
+
+
+def test_gamestart_for_a_replacement_player(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/gamestart.txt.j2",
+        **gamestart_context(replacement=True, phase_text="Movement for Fall of 1902"),
+    )
+    check_golden(mail, "gamestart_replacement.txt")
+
+
+def test_player_notice(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/notice.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        power="England",
+        subject="New password for England",
+        paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
+    )
+    check_golden(mail, "player_notice.txt")
+
+
+def test_confirm_with_errors(renderer: Renderer) -> None:
+    mail = renderer.render("player/confirm.txt.j2", **confirm_context())
+    assert mail.subject == "[Error Flag] Re: orders for spring"
+    check_golden(mail, "confirm_errors.txt")
+
+
+def test_confirm_complete_from_another_address(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/confirm.txt.j2",
+        **confirm_context(
+            actions=[],
+            missing_lines=[],
+            rejected=[],
+            ignored=[],
+            complete=True,
+            error_count=0,
+            deadline_player=None,
+            copy_note=(
+                "This is a copy: someone signed on as France from bob@elsewhere.example. "
+                "If that was not you, change your password."
+            ),
+            subject_in="Re: orders for spring",
+        ),
+    )
+    assert mail.subject == "Re: orders for spring"
+    check_golden(mail, "confirm_complete.txt")
+
+
+def test_results(renderer: Renderer) -> None:
+    out = adjudicate(
+        Position.initial(standard_map()),
+        {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur", "A Ber-Kie"], "England": ["F Lon-Nth"]},
+    )
+    mail = renderer.render(
+        "all/results.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        variant="Standard",
+        phase_code="S1901M",
+        report=results_report("winter01", 1, out),
+        next_phase_text=out.position.phase.describe(),
+        deadline_game=IN_LONDON,
+        winner=None,
+    )
+    assert mail.subject == "Diplomacy results winter01 S1901M"
+    check_golden(mail, "results.txt")
+
+
+def test_results_end_of_game(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "all/results.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        variant="Standard",
+        phase_code="F1908M",
+        report="Movement results for Fall of 1908.  (winter01.023)\n\n...",
+        next_phase_text=None,
+        deadline_game=None,
+        winner="Germany",
+    )
+    assert mail.body.endswith(
+        "The game 'winter01' is over: Germany has won. Thank you for playing.\n"
+    )
+
+
+def test_reply(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/reply.txt.j2",
+        judge_name="USDP",
+        subject_in="help",
+        paragraphs=["You are not signed on to any game.", "Send HELP for the list of commands."],
+    )
+    check_golden(mail, "reply.txt")
+
+
+def test_gm_notice(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "gm/notice.txt.j2",
+        judge_name="USDP",
+        game_name="winter01",
+        subject="Russia missed the deadline",
+        paragraphs=["Russia sent no orders for S1901M.", "The game waits for a replacement."],
+    )
+    check_golden(mail, "gm_notice.txt")
+
+
+# -- the renderer's own rules ------------------------------------------------------------
+
+
+def test_every_template_has_a_golden_file() -> None:
+    templates = sorted(p.relative_to(TEMPLATE_DIR) for p in TEMPLATE_DIR.rglob("*.j2"))
+    assert [str(t) for t in templates] == [
+        "all/late.txt.j2",
+        "all/results.txt.j2",
+        "gm/notice.txt.j2",
+        "player/confirm.txt.j2",
+        "player/gamestart.txt.j2",
+        "player/late.txt.j2",
+        "player/notice.txt.j2",
+        "player/reminder.txt.j2",
+        "player/reply.txt.j2",
+    ]
+
+
+def test_missing_context_key_raises(renderer: Renderer) -> None:
+    context = confirm_context()
+    del context["heading"]
+    with pytest.raises(jinja2.UndefinedError, match="heading"):
+        renderer.render("player/confirm.txt.j2", **context)
+
+
+def test_missing_subject_key_raises(renderer: Renderer) -> None:
+    with pytest.raises(jinja2.UndefinedError, match="subject_in"):
+        renderer.render("player/reply.txt.j2", judge_name="USDP", paragraphs=[])
+
+
+def test_subject_is_one_line_whatever_the_values(renderer: Renderer) -> None:
+    mail = renderer.render(
+        "player/reply.txt.j2",
+        judge_name="USDP",
+        subject_in="orders\r\nBcc: victim@example.org\n",
+        paragraphs=["Hello."],
+    )
+    assert mail.subject == "Re: orders Bcc: victim@example.org"
+    assert mail.body == "Hello.\n\nUSDP\n"
+
+
+def test_body_has_no_trailing_spaces_and_one_final_newline(tmp_path: Path) -> None:
+    (tmp_path / "t.txt.j2").write_text(
+        "Subject: {{ s }}\n\nline with spaces   \n{{ v }}\t\n\n\n\n", encoding="utf-8"
+    )
+    mail = Renderer(tmp_path).render("t.txt.j2", s="  hi  ", v="value  ")
+    assert mail == RenderedMail("hi", "line with spaces\nvalue\n")
+
+
+def test_no_html_escaping(tmp_path: Path) -> None:
+    (tmp_path / "t.txt.j2").write_text("Subject: <{{ s }}>\n\n{{ v }}\n", encoding="utf-8")
+    mail = Renderer(tmp_path).render("t.txt.j2", s="a & b", v="Army Paris -> Burgundy 'x' \"y\"")
+    assert mail == RenderedMail("<a & b>", "Army Paris -> Burgundy 'x' \"y\"\n")
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["Hello\n\nbody\n", "Subject: x\nbody right away\n", "Subject: x"],
+)
+def test_template_layout_is_checked(tmp_path: Path, source: str) -> None:
+    (tmp_path / "t.txt.j2").write_text(source, encoding="utf-8")
+    with pytest.raises(ValueError, match=r"template t\.txt\.j2"):
+        Renderer(tmp_path).render("t.txt.j2")
+
+
+def test_template_errors_give_the_files_line_numbers(tmp_path: Path) -> None:
+    (tmp_path / "t.txt.j2").write_text("Subject: x\n\nfine\n{{ nope }}\n", encoding="utf-8")
+    with pytest.raises(jinja2.UndefinedError) as info:
+        Renderer(tmp_path).render("t.txt.j2")
+    frames = [f for f in info.traceback if str(f.path).endswith("t.txt.j2")]
+    assert frames and frames[-1].lineno + 1 == 4
+
+
+def test_reply_subject() -> None:
+    # Stacked and translated reply prefixes become one "Re:".
+    assert reply_subject("Re: Re: x") == "Re: x"
+    assert reply_subject("AW: Diplomacy game demo") == "Re: Diplomacy game demo"
+    assert reply_subject("SV: RE[3]: orders") == "Re: orders"
+    assert reply_subject("Area: orders") == "Re: Area: orders"
+    assert reply_subject("re:x") == "Re: x"
+    assert reply_subject("  orders \n more ") == "Re: orders more"
