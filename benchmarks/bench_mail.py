@@ -17,7 +17,7 @@ For each configuration (``--mode both``, the default, runs the two one after the
    ``test01`` of ``tests/support/servicekit.py`` with ``judge game load`` and ``judge game start``
    (France's generated password is read from its game-start mail in the sink);
 3. start ``judge serve`` as a subprocess (or, with ``--in-process``, the
-   :class:`judge.services.serve.Server` in this process under cProfile);
+   :class:`judge.runtime.serve.Server` in this process under cProfile);
 4. deliver ``--messages`` order emails as fast as delivery goes, each on one persistent
    connection: over LMTP into Dovecot (``imap``) or with ``smtplib`` to the judge's
    embedded SMTP server (``smtp``).  The seven powers take turns, every message carries a
@@ -313,8 +313,8 @@ class InProcess:
         synchronous_normal: bool = False,
         one_connection: bool = False,
     ) -> None:
-        from judge.services.app import open_app
-        from judge.services.serve import Server
+        from judge.runtime.bootstrap import open_app
+        from judge.runtime.serve import Server
 
         self.command = ["(in process)", *judge_command(config, "serve")[1:]]
         self.log = log
@@ -893,7 +893,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--in-process",
         action="store_true",
-        help="run judge.services.serve.Server in this process, each thread under cProfile",
+        help="run judge.runtime.serve.Server in this process, each thread under cProfile",
     )
     parser.add_argument(
         "--rate",

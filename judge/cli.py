@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from judge.services.app import App
+    from judge.runtime.bootstrap import App
 
 
 def _rules(edition: str) -> object:
@@ -120,7 +120,7 @@ def _app(args: argparse.Namespace) -> App:
     from sqlalchemy.exc import DBAPIError
 
     from judge.config import ConfigError, load_settings
-    from judge.services.app import open_app
+    from judge.runtime.bootstrap import open_app
 
     config = Path(args.config) if args.config else Path("config/judge.toml")
     settings = load_settings(config)
@@ -137,7 +137,8 @@ def _app(args: argparse.Namespace) -> App:
 def cmd_game_load(args: argparse.Namespace) -> int:
     """``judge game load FILE``: create a game from its file, or apply the file's edits."""
     from judge.config import ConfigError
-    from judge.services.games import ServiceError, load_game
+    from judge.services.errors import ServiceError
+    from judge.services.game_files import load_game
 
     app = _app(args)
     try:
@@ -156,7 +157,8 @@ def cmd_game_load(args: argparse.Namespace) -> int:
 
 def cmd_game_start(args: argparse.Namespace) -> int:
     """``judge game start NAME``: start a game and mail every player."""
-    from judge.services.games import ServiceError, start_game
+    from judge.services.errors import ServiceError
+    from judge.services.games import start_game
 
     app = _app(args)
     try:
@@ -172,7 +174,8 @@ def cmd_game_start(args: argparse.Namespace) -> int:
 
 def cmd_process(args: argparse.Namespace) -> int:
     """``judge process GAME [--phase CODE]``: adjudicate the current phase now."""
-    from judge.services.games import ServiceError, process_game
+    from judge.services.errors import ServiceError
+    from judge.services.games import process_game
 
     app = _app(args)
     try:
@@ -237,7 +240,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     import logging
     import signal
 
-    from judge.services.serve import LOG_FORMAT, Server
+    from judge.runtime.serve import LOG_FORMAT, Server
 
     logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
     app = _app(args)  # a ConfigError is main()'s to report
@@ -274,7 +277,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_reload(args: argparse.Namespace) -> int:
     """``judge reload``: apply every game file edited since it was loaded."""
-    from judge.services.games import reload_configs
+    from judge.services.game_files import reload_configs
 
     app = _app(args)
     with app.sessions() as session, session.begin():

@@ -1,8 +1,8 @@
 """The judge's tables as SQLAlchemy 2.0 typed declarative models.
 
 Every schema change here needs an Alembic migration in ``migrations/versions/`` (``alembic
-revision --autogenerate -m "..."``, then review it); ``tests/integration/test_db.py`` fails while the
-models and the migrations disagree.
+revision --autogenerate -m "..."``, then review it); ``tests/integration/test_db.py`` fails
+while the models and the migrations disagree.
 
 Times are aware UTC datetimes (:class:`~judge.db.types.UTCDateTime`); documents and option
 dicts are JSON (:class:`~judge.db.types.JSONDocument`).

@@ -64,8 +64,8 @@ from judge.presenters import (
 from judge.render import RenderedMail
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline, parse_deadline
+from judge.services.errors import ServiceError
 from judge.services.games import (
-    ServiceError,
     current_position,
     find_game,
     game_summary,

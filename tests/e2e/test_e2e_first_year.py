@@ -16,8 +16,9 @@ from sqlalchemy import select
 from support.servicekit import GAME_FILE, Table, at, make_app
 
 from judge.db.models import Game, InboundMessage, OutboundMessage
-from judge.services.app import App
-from judge.services.games import current_position, load_game, start_game
+from judge.runtime.bootstrap import App
+from judge.services.game_files import load_game
+from judge.services.games import current_position, start_game
 from judge.services.outbox import deliver_pending
 
 

@@ -18,7 +18,7 @@ import pytest
 from support.servicekit import Table, started_game
 
 from judge.config import JudgeSettings
-from judge.services.app import open_app
+from judge.runtime.bootstrap import open_app
 
 _MEMORY = 1 << 30  # 1 GiB of address space for the child
 _SECONDS = 5.0

@@ -16,7 +16,7 @@ from support.servicekit import Table, at, started_game
 
 from judge.db.models import InboundMessage
 from judge.mail.decode import MAX_HEADER_BYTES
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.inbound import (
     MAX_ATTEMPTS,
     STORED_PREFIX_BYTES,
@@ -35,7 +35,7 @@ sys.path.insert(0, sys.argv[3])
 from pathlib import Path
 from support.servicekit import at, make_app
 import judge.services.inbound as inbound
-from judge.services.serve import limit_memory
+from judge.runtime.serve import limit_memory
 
 app = make_app(Path(sys.argv[1]), sys.argv[2])
 if sys.argv[4] != "0":

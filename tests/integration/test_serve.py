@@ -23,10 +23,11 @@ from support.servicekit import GAME_FILE, at, make_app
 
 from judge.config import InboundSmtpSettings
 from judge.db.models import Game, InboundMessage, OutboundMessage
-from judge.services.app import App
-from judge.services.games import load_game, start_game
+from judge.runtime.bootstrap import App
+from judge.runtime.serve import Server
+from judge.services.game_files import load_game
+from judge.services.games import start_game
 from judge.services.inbound import TEST_FAULT_HOOK
-from judge.services.serve import Server
 
 
 def wait_for(check: Callable[[], bool], seconds: float = 10.0) -> None:

@@ -18,8 +18,8 @@ from support.servicekit import GAME_FILE, Table, at, started_game
 from judge.db.models import InboundMessage, OrderRecord, OutboundMessage
 from judge.mail.decode import decode
 from judge.mail.redact import mask_passwords, redact_passwords
-from judge.services.app import App
-from judge.services.games import reload_configs
+from judge.runtime.bootstrap import App
+from judge.services.game_files import reload_configs
 from judge.services.inbound import process_one, receive
 from judge.services.outbox import PURGED_BODY, deliver_pending
 

@@ -16,7 +16,7 @@ import pytest
 from support.servicekit import Table, started_game
 
 from judge.commands import MAX_COMMANDS
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.inbound import MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_SUBJECT_ECHO
 
 WORDS = ("lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit")

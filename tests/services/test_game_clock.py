@@ -9,7 +9,8 @@ from sqlalchemy import select
 from support.servicekit import Table, at, game_row, player, started_game
 
 from judge.db.models import Game
-from judge.services.games import due_games, reload_configs
+from judge.services.game_files import reload_configs
+from judge.services.games import due_games
 
 
 def test_two_missed_phases_put_a_power_in_civil_disorder(tmp_path: Path) -> None:
@@ -156,7 +157,7 @@ def test_pause_holds_the_deadline_and_resume_gives_a_new_one(tmp_path: Path) -> 
 def test_a_deadline_missed_while_the_judge_was_down_is_processed_at_start(tmp_path: Path) -> None:
     from support.servicekit import make_app
 
-    from judge.services.serve import Server
+    from judge.runtime.serve import Server
 
     app, _table = started_game(tmp_path)
     # The judge comes back two days after the deadline.
@@ -169,7 +170,7 @@ def test_a_deadline_missed_while_the_judge_was_down_is_processed_at_start(tmp_pa
 def test_a_config_edit_is_noticed_by_the_running_judge(tmp_path: Path) -> None:
     import time
 
-    from judge.services.serve import Server
+    from judge.runtime.serve import Server
 
     app, table = started_game(tmp_path)
     server = Server(app, clock=lambda: at("2026-11-24 09:00"), tick=0.05, use_scheduler=False)
@@ -206,7 +207,7 @@ def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop
 
     from sqlalchemy import create_engine, text
 
-    from judge.services.scheduler import DeadlineScheduler
+    from judge.runtime.scheduler import DeadlineScheduler
 
     url = f"sqlite:///{tmp_path / 'sched.db'}"
     woken = threading.Event()
@@ -233,7 +234,7 @@ def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop
     woken.clear()
     restarted = DeadlineScheduler(url, woken.set)
     restarted.scheduler.add_job(
-        "judge.services.scheduler:wake",
+        "judge.runtime.scheduler:wake",
         "date",
         run_date=datetime.now(UTC) - timedelta(hours=1),
         args=[url],

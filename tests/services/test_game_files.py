@@ -13,9 +13,9 @@ from support.servicekit import Table, at, game_row, player, started_game
 
 from judge.config import GameConfig, load_game_config
 from judge.db.models import Game, OutboundMessage
+from judge.runtime.bootstrap import App
 from judge.services import games
-from judge.services.app import App
-from judge.services.games import reload_configs
+from judge.services.game_files import reload_configs
 
 ENGLAND_LINE = 'England = { address = "england@example.org", password = "pw-eng" }'
 SIGNED_BY_GM = "SIGNON Mtest01 gm-secret\n"
@@ -206,7 +206,8 @@ def test_a_deadline_set_by_mail_survives_an_unrelated_edit(tmp_path: Path) -> No
 def test_a_deadline_written_before_the_start_is_the_first_phase_s(tmp_path: Path) -> None:
     from support.servicekit import GAME_FILE, make_app
 
-    from judge.services.games import load_game, start_game
+    from judge.services.game_files import load_game
+    from judge.services.games import start_game
 
     app = make_app(tmp_path, f"sqlite:///{tmp_path / 'var' / 'judge.db'}")
     path = tmp_path / "test01.toml"

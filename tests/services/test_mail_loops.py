@@ -18,7 +18,7 @@ from support.servicekit import at
 from judge.config import JudgeSettings
 from judge.db.models import InboundMessage, OutboundMessage
 from judge.mail.maildir import build_email
-from judge.services.app import App, open_app
+from judge.runtime.bootstrap import App, open_app
 from judge.services.inbound import process_one, receive
 
 #: What the relay takes off: every header that says "automatic mail, do not answer".

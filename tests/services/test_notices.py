@@ -24,7 +24,7 @@ from judge.engine import Dislodged, Phase, Position, standard_map
 from judge.engine.document import position_to_document
 from judge.presenters import adjustment_status, format_deadline, phase_heading
 from judge.render import Renderer
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.games import orders_complete
 from judge.services.notices import Standing, send_late_notices, send_reminders, standings
 

@@ -13,7 +13,7 @@ from support.servicekit import Table, started_game
 from judge.db.models import Game
 from judge.engine.notation import format_order, parse_order
 from judge.engine.rules import Rules
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.games import implied_moves
 
 

@@ -16,7 +16,7 @@ from sqlalchemy import select
 from support.servicekit import started_game
 
 from judge.db.models import InboundMessage, OrderRecord
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 
 ENGLAND = "england@example.org"
 

@@ -13,9 +13,9 @@ from support.servicekit import Table, at, started_game
 
 from judge.config import ConfigError
 from judge.db.models import Game, InboundMessage, OrderRecord, Player
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.context import Judge
-from judge.services.games import load_game
+from judge.services.game_files import load_game
 from judge.services.inbound import (
     Stored,
     process_batch,

@@ -11,7 +11,7 @@ from support import DATA
 from support.servicekit import Table, started_game
 
 from judge.db.models import OrderRecord, Player
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 
 MAIL = DATA / "mail"
 WHEN = "2026-11-23 13:00"

@@ -13,7 +13,7 @@ from support.servicekit import Table, started_game
 
 from judge.commands import MAX_WORD
 from judge.db.models import OrderRecord, OutboundMessage
-from judge.services.app import App
+from judge.runtime.bootstrap import App
 from judge.services.inbound import MAX_COPIES_PER_HOUR, SIGNON_MAX_FAILURES
 from judge.services.passwords import (
     GENERATED_PASSWORD_LENGTH,

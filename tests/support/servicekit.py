@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.db.models import Game, OutboundMessage, Player
-from judge.services.app import App, open_app
+from judge.runtime.bootstrap import App, open_app
 from judge.services.games import current_position, process_game
 from judge.services.inbound import process_one, receive
 from support import DATA
@@ -142,7 +142,8 @@ def make_app(tmp_path: Path, url: str) -> App:
 
 def started_game(tmp_path: Path, url: str | None = None) -> tuple[App, Table]:
     """A judge with the game ``test01`` of :data:`GAME_FILE` started at 2026-11-23 12:00."""
-    from judge.services.games import load_game, start_game
+    from judge.services.game_files import load_game
+    from judge.services.games import start_game
 
     app = make_app(tmp_path, url or f"sqlite:///{tmp_path / 'var' / 'judge.db'}")
     path = tmp_path / "test01.toml"

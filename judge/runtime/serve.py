@@ -36,12 +36,13 @@ from typing import Any, Protocol
 
 from judge.config import JudgeSettings
 from judge.db.session import read_only
-from judge.services.app import App, open_app
-from judge.services.games import due_games, load_new_games, process_game, reload_configs
+from judge.runtime.bootstrap import App, open_app
+from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
+from judge.services.game_files import load_new_games, reload_configs
+from judge.services.games import due_games, process_game
 from judge.services.inbound import process_pending, receive_many
 from judge.services.notices import send_late_notices, send_reminders
 from judge.services.outbox import SentJournal, Transport, deliver_pending
-from judge.services.scheduler import DeadlineScheduler, wanted_jobs
 
 log = logging.getLogger("judge.serve")
 

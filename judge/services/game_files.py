@@ -1,0 +1,503 @@
+"""Game files: load a game master's config file into a game, and reload it when it changes.
+
+A game file says what the game master wants; players change some of the same things by
+mail (password, address, time zone) and the game master changes others by mail (the
+deadline, PAUSE).  So a reload must not make the database look like the file: it applies
+only the keys whose value in the file changed since the file was last applied, which is
+kept in ``Game.file_applied``::
+
+    {"rules": {...}, "settings": {...},
+     "master": {"address": ..., "password": argon2 hash or None},
+     "players": {"England": {"address": ..., "password": hash or None, "timezone": ...}},
+     "deadline": {"at": ISO time, "seq": the phase it was applied to} or None}
+
+A deadline's "seq" is None while the game forms (the first phase takes it) and 0 when
+the phase it was for is not known (it is never applied again).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy.orm import Session
+
+from judge.config import ConfigError, GameConfig, load_game_config, rules_to_dict
+from judge.db import queries
+from judge.db.models import Game, Player
+from judge.engine.board import standard_map
+from judge.presenters import format_deadline
+from judge.services.context import Judge
+from judge.services.errors import ServiceError
+from judge.services.games import (
+    find_game,
+    game_zone,
+    notify_master,
+    set_deadline,
+    start_game,
+    tell_player,
+    welcome,
+)
+from judge.services.passwords import hash_password, verify_password
+
+
+@dataclass(frozen=True)
+class LoadReport:
+    """What ``judge game load`` did."""
+
+    game: str
+    created: bool
+    changes: tuple[str, ...]
+    started: bool = False
+
+
+def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> LoadReport:
+    """Create the game a config file describes, or apply what changed in it to the game.
+
+    The file is checked completely before anything changes (a bad file raises
+    :class:`~judge.config.ConfigError` and the database is untouched).  For a game that
+    exists, only the keys whose value in the file differs from what the file last applied
+    are applied (see ``Game.file_applied``): what was set by mail since stays.  A changed
+    line for a power in a running game is a replacement (new address) or a password reset;
+    the players concerned and the game master are told by mail.
+    """
+    config = load_game_config(path)
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    game = find_game(session, config.name)
+    created = game is None
+    changes: list[str] = []
+    if game is None:
+        game = Game(
+            name=config.name,
+            variant=config.variant,
+            status="forming",
+            seq=0,
+            created_at=now,
+            updated_at=now,
+        )
+        session.add(game)
+        changes.append(f"created game {config.name}")
+        applied: dict[str, Any] = {}
+    elif game.file_applied is not None:
+        applied = game.file_applied
+    else:
+        # Loaded by a judge that kept no record, and edited since: what the old file said
+        # is lost, so the players' lines count as applied (see legacy_applied).
+        applied = legacy_applied(session, game, config)
+        changes.append("took the players' lines as already applied (loaded by an older judge)")
+    record = _apply_settings(game, config, applied, changes)
+    settings = dict(game.settings or {})
+    settings.pop("rejected_config", None)  # this file is good: a later revert is not refused
+    game.settings = settings
+    game.config_path = str(path)
+    game.config_digest = digest
+    game.updated_at = now
+    session.flush()
+    news: list[str] = []
+    record["players"] = _apply_players(session, judge, game, config, applied, changes, news)
+    record["deadline"] = _apply_deadline(session, game, config, applied, changes, news)
+    game.file_applied = record
+    if news:
+        notify_master(
+            session, judge, game, now, f"Your edit of {path.name} was applied",
+            "\n\n".join([f"The judge applied your edit of {path.name}: "
+                         f"{', '.join(changes)}.", *news]),
+        )  # fmt: skip
+    started = False
+    if config.autostart and game.status == "forming" and len(config.players) == 7:
+        start_game(session, judge, game.name, now)
+        started = True
+        changes.append("started the game")
+    return LoadReport(game.name, created, tuple(changes), started)
+
+
+def legacy_applied(session: Session, game: Game, config: GameConfig) -> dict[str, Any]:
+    """What a file loaded by a judge that kept no record is taken to have applied.
+
+    The game's own rules, settings and master are what the old judge made of the file (the
+    old judge compared with them, and nobody else sets them).  The players' lines are taken
+    from the file as it is now, since players may have changed their password, address or
+    time zone by mail since: nothing in them is applied again.  The file's deadline counts
+    as applied to the current phase if it is that phase's deadline, else as stale.
+    """
+    settings = dict(game.settings or {})
+    settings.pop("rejected_config", None)
+    return {
+        "rules": dict(game.rules or {}),
+        "settings": settings,
+        "master": {"address": game.master_address, "password": game.master_password_hash},
+        "players": {
+            seat.power: {
+                "address": seat.address,
+                "password": hash_password(seat.password) if seat.password else None,
+                "timezone": seat.timezone,
+            }
+            for seat in config.players
+        },
+        "deadline": _legacy_deadline(game, config.deadline),
+    }
+
+
+def _legacy_deadline(game: Game, deadline: datetime | None) -> dict[str, Any] | None:
+    if deadline is None:
+        return None
+    if game.status == "forming":
+        return {"at": deadline.isoformat(), "seq": None}
+    return {"at": deadline.isoformat(), "seq": game.seq if game.deadline == deadline else 0}
+
+
+def _same_password(recorded: str | None, password: str | None) -> bool:
+    """Whether the file's ``password`` is the one whose hash was ``recorded``."""
+    if recorded is None or password is None:
+        return recorded is None and password is None
+    return verify_password(recorded, password)
+
+
+def _apply_settings(
+    game: Game, config: GameConfig, applied: dict[str, Any], changes: list[str]
+) -> dict[str, Any]:
+    """Apply the rule options, settings and master the file changed; the new record."""
+    rules = rules_to_dict(config.rules)
+    settings = config.settings()
+    for label, new, attr in (("rule options", rules, "rules"), ("settings", settings, "settings")):
+        before = applied.get(attr)
+        changed = [key for key, value in new.items() if (before or {}).get(key) != value]
+        if changed:
+            # Key by key: a value stored in the game but not changed in the file stays.
+            setattr(game, attr, {**(getattr(game, attr) or {}), **{k: new[k] for k in changed}})
+            if before is not None:
+                changes.append(f"changed the {label} ({', '.join(changed)})")
+    master = applied.get("master")
+    if master is None or master.get("address") != config.master_address:
+        game.master_address = config.master_address
+        changes.append(f"game master address {config.master_address}")
+    recorded = (master or {}).get("password")
+    password = recorded
+    if not _same_password(recorded, config.master_password):
+        password = None
+        if config.master_password is not None:
+            password = hash_password(config.master_password)
+            game.master_password_hash = password
+            changes.append("set the game master password")
+    return {
+        "rules": rules,
+        "settings": settings,
+        "master": {"address": config.master_address, "password": password},
+    }
+
+
+def _apply_players(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    config: GameConfig,
+    applied: dict[str, Any],
+    changes: list[str],
+    news: list[str],
+) -> dict[str, Any]:
+    """Apply the players' lines the file changed; the new record of them.
+
+    In a running game a new address is a replacement player and a new password a reset;
+    what a line's player set by mail is kept unless the game master changed that very
+    field.  ``news`` gets a paragraph for the game master about each such change.
+    """
+    running = game.status in ("active", "paused")
+    seats = {p.power: p for p in queries.players_of(session, game.id)}
+    before = applied.get("players", {})
+    record: dict[str, Any] = {}
+    for seat in config.players:
+        player = seats.get(seat.power)
+        if player is None:
+            first_hash = hash_password(seat.password) if seat.password else ""
+            session.add(
+                Player(
+                    game_id=game.id,
+                    power=seat.power,
+                    address=seat.address,
+                    password_hash=first_hash,
+                    timezone=seat.timezone,
+                    wait=False,
+                    status="active",
+                    missed=0,
+                    created_at=game.updated_at,
+                )
+            )
+            changes.append(f"{seat.power}: {seat.address}")
+            record[seat.power] = {
+                "address": seat.address,
+                "password": first_hash or None,
+                "timezone": seat.timezone,
+            }
+            continue
+        # A seat the file did not list last time (or a game loaded before the file was
+        # recorded): compared with the seat as it is.
+        last = before.get(seat.power) or {
+            "address": player.address,
+            "password": player.password_hash or None,
+            "timezone": player.timezone,
+        }
+        same_password = _same_password(last["password"], seat.password)
+        password_hash: str | None = last["password"]
+        if not same_password:
+            password_hash = hash_password(seat.password) if seat.password else None
+        record[seat.power] = {
+            "address": seat.address,
+            "password": password_hash,
+            "timezone": seat.timezone,
+        }
+        moved = seat.address != last["address"] and seat.address != player.address
+        if moved and running:
+            new_password = seat.password if not same_password else None
+            _replace(session, judge, game, player, seat.address, seat.timezone, new_password,
+                     changes, news)  # fmt: skip
+            continue
+        if moved:
+            changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
+            player.address = seat.address
+        if not same_password and seat.password and password_hash:
+            player.password_hash = password_hash
+            if running:
+                _tell_reset(session, judge, game, player, seat.password)
+                changes.append(f"{seat.power}: password reset")
+                news.append(
+                    f"{seat.power}'s password is now the one in the game file (its line there "
+                    f"has a new password): a reset. The player was told the new password at "
+                    f"{player.address}."
+                )
+            else:
+                changes.append(f"{seat.power}: new password")
+        if seat.timezone not in (None, last["timezone"], player.timezone):
+            player.timezone = seat.timezone
+            changes.append(f"{seat.power}: time zone {seat.timezone}")
+    return record
+
+
+def _replace(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    player: Player,
+    address: str,
+    timezone: str | None,
+    password: str | None,
+    changes: list[str],
+    news: list[str],
+) -> None:
+    """Put a new player in a running game's seat: a fresh seat, a welcome with the
+    current position and a password, and a word to the player who loses it."""
+    old = player.address
+    now = game.updated_at
+    tell_player(
+        session, judge, game, player, old, f"You no longer play {player.power}", now,
+        f"The game master has put a new player in for {player.power} in {game.name}. "
+        f"Mail from you no longer signs on as {player.power}, and the judge sends you no "
+        f"more mail about the game as {player.power}."
+        + (f" If you think this is a mistake, write to the game master at "
+           f"{game.master_address}." if game.master_address else ""),
+    )  # fmt: skip
+    player.address = address
+    player.timezone = timezone
+    player.status = "active"
+    player.missed = 0
+    player.wait = False
+    player.absence_from = player.absence_to = None
+    player.absences_used = 0
+    # The old player knows the old password: the newcomer gets the one the game master
+    # wrote in the line, or a new one.
+    if password is None:
+        password = judge.make_password()
+    player.password_hash = hash_password(password)
+    welcome(session, judge, game, player, password, now, replacement=True)
+    changes.append(f"{player.power}: replacement player {address} for {old}")
+    news.append(
+        f"{player.power} is now played by {address}, replacing {old} (its line in the game "
+        f"file has a new address). The new player was sent the current position and a "
+        f"password; {old} was told it no longer plays {player.power}."
+    )
+
+
+def _tell_reset(session: Session, judge: Judge, game: Game, player: Player, password: str) -> None:
+    letter = standard_map().power_letter[player.power]
+    tell_player(
+        session, judge, game, player, player.address, f"New password for {player.power}",
+        game.updated_at,
+        f"The game master has reset the password for {player.power} in {game.name}. "
+        f"Your new password is: {password}\n"
+        f"Keep it to yourself: anyone who has it can give orders for {player.power}.",
+        f"Sign on with: SIGNON {letter}{game.name} {password}",
+        secret=True,
+    )  # fmt: skip
+
+
+def _apply_deadline(
+    session: Session,
+    game: Game,
+    config: GameConfig,
+    applied: dict[str, Any],
+    changes: list[str],
+    news: list[str],
+) -> dict[str, Any] | None:
+    """Apply the file's one-off ``deadline`` if it is new; the new record of it.
+
+    A deadline applies to the phase being played when it is written (or, written before
+    the start, to the first phase), once: the same date still in the file later is stale,
+    reported and not applied, so a deadline the game master sent by mail since, or one
+    moved by an absence, stays.
+    """
+    if config.deadline is None:
+        return None
+    when = config.deadline.isoformat()
+    last = applied.get("deadline")
+    zone = game_zone(game)
+    text = format_deadline(config.deadline, zone)
+    if last is not None and last.get("at") == when:
+        seq = last.get("seq")
+        if game.status in ("active", "paused") and seq is not None and seq != game.seq:
+            record = queries.phase_record(session, game.id, seq) if seq else None
+            phase = f"for {record.phase}" if record is not None else "for an earlier phase"
+            changes.append(f"deadline {text} is stale: it was {phase}")
+            current = format_deadline(game.deadline, zone) if game.deadline else "none"
+            news.append(
+                f"The game file still says deadline = {text}, which was {phase}. It was not "
+                f"applied to {game.phase}, whose deadline stays {current}. To set this "
+                "phase's deadline, write a new date in the file (or send SET DEADLINE); "
+                "otherwise remove the key."
+            )
+        return dict(last)
+    if game.status in ("active", "paused"):
+        if config.deadline != game.deadline:
+            set_deadline(session, game, config.deadline)
+            changes.append(f"deadline {text}")
+        return {"at": when, "seq": game.seq}
+    if game.status == "forming":
+        return {"at": when, "seq": None}
+    return {"at": when, "seq": 0}  # a finished game has no phase to apply it to
+
+
+def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
+    """Apply every game file that changed since it was last loaded.
+
+    A good edit is applied (a new deadline is mailed to the players); a bad one is refused
+    with its error logged and sent to the game master once, and the game is unchanged.
+    Returns a line per file handled, for the log.
+    """
+    report: list[str] = []
+    for game in queries.games_from_files(session):
+        path = Path(game.config_path or "")
+        digest = _file_digest(path)
+        if digest is None:
+            continue  # a file being rewritten, or moved away: try again later
+        settings = dict(game.settings or {})
+        if digest == game.config_digest and game.file_applied is None:
+            if _UNUSABLE_LEGACY.get(path) != digest:
+                _record_legacy(session, game, path, digest)
+            continue
+        if digest in (game.config_digest, settings.get("rejected_config")):
+            continue
+        before = game.deadline
+        try:
+            with session.begin_nested():
+                loaded = load_game(session, judge, path, now)
+        except ConfigError as err:
+            settings["rejected_config"] = digest
+            game.settings = settings
+            report.append(f"{game.name}: edit refused: {err}")
+            notify_master(
+                session, judge, game, now, f"Your edit of {path.name} was refused",
+                f"The judge could not use the new {path}:\n\n{err}\n\n"
+                "Nothing was changed; the game goes on with the old settings. Fix the file "
+                "and save it again.",
+            )  # fmt: skip
+            continue
+        report.append(f"{game.name}: reloaded ({', '.join(loaded.changes) or 'no changes'})")
+        if game.deadline != before and game.deadline is not None and game.phase:
+            _announce_deadline(session, judge, game, now)
+    return report
+
+
+def _record_legacy(session: Session, game: Game, path: Path, digest: str) -> None:
+    """Record an unchanged file of a game loaded by an older judge as applied, quietly, so
+    that the game master's next edit is compared with it (see :func:`legacy_applied`)."""
+    try:
+        config = load_game_config(path)
+    except ConfigError:
+        config = None  # handled (refused and reported) when the file changes
+    if config is None or config.name != game.name:
+        # Not parsed again at every look (every second): only once the file changes.
+        _UNUSABLE_LEGACY[path] = digest
+        return
+    game.file_applied = legacy_applied(session, game, config)
+
+
+#: Unchanged files of games loaded by an older judge that this judge cannot use, by path,
+#: with the digest found so.
+_UNUSABLE_LEGACY: dict[Path, str] = {}
+
+
+def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
+    zone = game_zone(game)
+    assert game.deadline is not None
+    for player in queries.players_of(session, game.id, not_status="resigned"):
+        lines = [f"The deadline for {game.phase} is now {format_deadline(game.deadline, zone)}."]
+        own = player.timezone or zone
+        if own != zone:
+            lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
+        tell_player(
+            session, judge, game, player, player.address,
+            f"New deadline for {game.name} {game.phase}", now, "\n".join(lines), kind="deadline",
+        )  # fmt: skip
+
+
+def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetime) -> list[str]:
+    """Load every game file in ``games_dir`` that no game was loaded from yet.
+
+    A bad file is reported (a line for the log) and tried again only once it changes.
+    """
+    if not games_dir.is_dir():
+        return []
+    known = {Path(p).resolve() for p in queries.game_file_paths(session)}
+    report: list[str] = []
+    for path in sorted(games_dir.glob("*.toml")):
+        resolved = path.resolve()
+        if resolved in known:
+            continue
+        digest = _file_digest(resolved)
+        if digest is None:
+            continue
+        if _REFUSED_FILES.get(resolved) == digest:
+            continue
+        try:
+            with session.begin_nested():
+                loaded = load_game(session, judge, resolved, now)
+        except (ConfigError, ServiceError) as err:
+            _REFUSED_FILES[resolved] = digest
+            report.append(f"{path.name}: not loaded: {err}")
+            continue
+        report.append(f"{path.name}: loaded game {loaded.game} ({', '.join(loaded.changes)})")
+    return report
+
+
+#: Game files found bad, by path, with the content digest that was refused.
+_REFUSED_FILES: dict[Path, str] = {}
+
+
+#: path -> (modification time, size, sha256): the judge looks at every game file every
+#: second, and rereads one only when the file system says it changed.
+_DIGESTS: dict[Path, tuple[int, int, str]] = {}
+
+
+def _file_digest(path: Path) -> str | None:
+    """The sha256 of a file's bytes, or ``None`` if it cannot be read now."""
+    try:
+        stat = path.stat()
+        known = _DIGESTS.get(path)
+        if known is not None and known[:2] == (stat.st_mtime_ns, stat.st_size):
+            return known[2]
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+    _DIGESTS[path] = (stat.st_mtime_ns, stat.st_size, digest)
+    return digest
