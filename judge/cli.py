@@ -196,7 +196,8 @@ def cmd_process(args: argparse.Namespace) -> int:
 
 def cmd_inject(args: argparse.Namespace) -> int:
     """``judge inject FILE.eml``: push one raw email through the whole path."""
-    from judge.services.inbound import process_one, receive
+    from judge.services.inbound import process_one
+    from judge.services.intake import receive
 
     app = _app(args)
     try:
