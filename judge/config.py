@@ -108,7 +108,9 @@ class JudgeSettings:
     own email address (default ``judge@localhost``); ``var_dir``: where the database and
     the local Maildirs live (default ``var``, relative to the config file's directory's
     parent); ``database_url``: any SQLAlchemy URL (default SQLite under ``var_dir``);
-    ``timezone``: for players and games that name none (default ``UTC``);
+    ``timezone``: the zone of games whose file names none, and of their players who name
+    none, looked up when used (default ``UTC``; see
+    :func:`judge.services.game_settings.game_zone`);
     ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000);
     ``replies_per_hour``, ``loop_replies_per_hour``, ``signed_replies_per_hour``: the
     reply rations per address (defaults 30, 3 and 100; see docs/mail.md);
