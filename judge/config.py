@@ -522,21 +522,21 @@ class GameConfig:
     variant: str = "standard"
     settings: GameSettings = GameSettings()
     #: The game master's explicit deadline for the current phase, as written: aware when
-    #: the file gave an offset or names a time zone, else naive (a wall-clock time in the
-    #: judge's default zone, which only the judge knows: see :meth:`deadline_utc`).
+    #: the file gave an offset, else naive: a wall-clock time in the game's zone, which
+    #: the game, not the file alone, knows (see :meth:`deadline_utc`).
     deadline: datetime | None = None
     master_address: str | None = None
     master_password: str | None = None
     players: tuple[PlayerConfig, ...] = ()
 
-    def deadline_utc(self, default_zone: str) -> datetime | None:
-        """The file's ``deadline`` (aware, UTC), a naive one read in the game's zone:
-        the file's own, or ``default_zone`` (the judge's) when the file names none."""
+    def deadline_utc(self, zone: str) -> datetime | None:
+        """The file's ``deadline`` (aware, UTC), a naive one read in ``zone``, the game's
+        (see :func:`judge.services.game_settings.game_zone`)."""
         if self.deadline is None:
             return None
         when = self.deadline
         if when.tzinfo is None:
-            when = when.replace(tzinfo=ZoneInfo(self.settings.timezone or default_zone))
+            when = when.replace(tzinfo=ZoneInfo(zone))
         return when.astimezone(ZoneInfo("UTC"))
 
 

@@ -145,7 +145,7 @@ def legacy_applied(
             }
             for seat in config.players
         },
-        "deadline": _legacy_deadline(game, config.deadline_utc(judge.settings.timezone)),
+        "deadline": _legacy_deadline(game, config.deadline_utc(game_zone(game, judge))),
     }
 
 
@@ -356,8 +356,8 @@ def _apply_deadline(
     reported and not applied, so a deadline the game master sent by mail since, or one
     moved by an absence, stays.
     """
-    zone = game_zone(game, judge)
-    deadline = config.deadline_utc(judge.settings.timezone)
+    zone = game_zone(game, judge)  # the file's settings are applied already
+    deadline = config.deadline_utc(zone)
     if deadline is None:
         return None
     when = deadline.isoformat()

@@ -187,15 +187,6 @@ def test_a_deadline_left_without_hours_has_its_kind_s_hours(tmp_path: Path) -> N
     assert settings.deadline(PhaseKind.RETREAT) is settings.retreat
 
 
-def test_a_file_s_own_deadline_is_read_in_the_game_s_zone(tmp_path: Path) -> None:
-    line = '\ndeadline = "2026-11-28 20:00"\n[deadlines]'
-    named = load_game_config(game_file(tmp_path, GAME_FILE.replace("\n[deadlines]", line)))
-    unnamed = load_game_config(game_file(tmp_path, NO_ZONE.replace("\n[deadlines]", line)))
-    assert named.deadline_utc("Europe/Paris") == datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
-    assert unnamed.deadline_utc("Europe/Paris") == datetime(2026, 11, 28, 19, 0, tzinfo=UTC)
-    assert unnamed.deadline_utc("UTC") == datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
-
-
 # -- the judge's default zone -----------------------------------------------------------
 
 
@@ -320,6 +311,37 @@ def test_a_game_an_older_judge_stored_as_utc_stays_utc(tmp_path: Path) -> None:
         game = session.scalars(select(Game)).one()
         assert game_zone(game, app.judge) == "UTC"
         assert game_settings(game).retreat.hours == 36
+
+
+def with_deadline(text: str) -> str:
+    """``text`` with a one-off deadline written without an offset."""
+    return text.replace("\n[deadlines]", '\ndeadline = "2026-11-28 20:00"\n[deadlines]')
+
+
+def test_a_file_s_own_deadline_is_read_in_the_game_s_zone(tmp_path: Path) -> None:
+    """In the judge's zone for a game that names none, in UTC for one an older judge
+    stored as UTC, in the file's zone when it names one."""
+    app = paris_judge(tmp_path)
+    unnamed, older, named = (game_file(tmp_path, NO_ZONE, n) for n in ("un", "older", "named"))
+    for name, path in (("un", unnamed), ("older", older), ("named", named)):
+        start(app, path, name)
+    with app.sessions() as session, session.begin():
+        game = session.scalars(select(Game).where(Game.name == "older")).one()
+        game.settings = {**game.settings, "timezone": "UTC"}
+    for path in (unnamed, older):
+        path.write_text(with_deadline(path.read_text()))
+    named.write_text(with_deadline(GAME_FILE.replace('name = "test01"', 'name = "named"')))
+    reload(app, "2026-11-24 09:00")
+    with app.sessions() as session:
+        deadlines = {g.name: g.deadline for g in session.scalars(select(Game))}
+    assert deadlines == {
+        "un": datetime(2026, 11, 28, 19, 0, tzinfo=UTC),
+        "older": datetime(2026, 11, 28, 20, 0, tzinfo=UTC),
+        "named": datetime(2026, 11, 28, 20, 0, tzinfo=UTC),
+    }
+    assert "The deadline for S1901M is now Sat Nov 28 2026 20:00:00 +0100 (Europe/Paris)." in (
+        sent(app, "un")[-1].body
+    )
 
 
 def test_removing_the_zone_from_a_file_changes_nothing(tmp_path: Path) -> None:
