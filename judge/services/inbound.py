@@ -22,7 +22,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db import queries
-from judge.db.models import InboundMessage
+from judge.db.models import InboundMessage, InboundState
 from judge.db.session import read_only
 from judge.mail.decode import (
     MAX_HEADER_BYTES,
@@ -205,9 +205,9 @@ def process_one(
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
             if row is not None:
-                row.state = "failed"
+                row.state = InboundState.FAILED
                 row.reason = f"{type(err).__name__}: {err}"[:1000]
-        return "failed"
+        return InboundState.FAILED
 
 
 def _count_attempts(sessions: sessionmaker[Session], inbound_ids: Sequence[int]) -> None:
@@ -266,7 +266,7 @@ def _process_in(
     session: Session, judge: Judge, row: InboundMessage | None, now: datetime, work: UnitOfWork
 ) -> str:
     """Process one message inside the caller's transaction (which fails if it raises)."""
-    if row is None or row.state in ("done", "ignored", "parked"):
+    if row is None or row.state in (InboundState.DONE, InboundState.IGNORED, InboundState.PARKED):
         return row.state if row is not None else "missing"
     handle(session, judge, row, now, work)
     return row.state
@@ -278,10 +278,14 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
     that quote nothing of it but (a bounded excerpt of) its subject."""
     with sessions() as session, session.begin():
         row = session.get(InboundMessage, inbound_id)
-        if row is None or row.state not in ("new", "failed"):
+        if row is None or row.state not in (InboundState.NEW, InboundState.FAILED):
             return row.state if row is not None else "missing"
-        last = f"; the last error: {row.reason}" if row.state == "failed" and row.reason else ""
-        row.state = "parked"
+        last = (
+            f"; the last error: {row.reason}"
+            if row.state == InboundState.FAILED and row.reason
+            else ""
+        )
+        row.state = InboundState.PARKED
         row.processed_at = now
         row.reason = (
             f"parked after {row.attempts} attempts that did not finish (the worker died, "
@@ -296,7 +300,7 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
             max_size=judge.settings.max_message_bytes,
         )  # fmt: skip
         if not mail.sender or refused is not None:
-            return "parked"
+            return InboundState.PARKED
         work = UnitOfWork()
         subject = cut(mail.subject, PARKED_SUBJECT_CHARS - 3, note=False)
         mail = replace(mail, subject=subject)
@@ -313,4 +317,4 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
             ),
         ])  # fmt: skip
         write_changes(session, work)
-    return "parked"
+    return InboundState.PARKED

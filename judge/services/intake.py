@@ -12,7 +12,7 @@ from typing import cast
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import InboundMessage
+from judge.db.models import InboundMessage, InboundState
 from judge.mail.decode import (
     IncomingMail,
     decode,
@@ -90,7 +90,7 @@ def _stored_fields(raw: bytes, now: datetime, max_bytes: int | None = None) -> d
         "raw": kept,
         "size": len(raw),
         "received_at": now,
-        "state": "new",
+        "state": InboundState.NEW,
         "attempts": 0,
     }
 
