@@ -48,7 +48,10 @@ class Pause(MailCommand):
     name = "PAUSE"
     help = Help(
         usage=("PAUSE",),
-        description="stop the game's clock: no deadline passes until RESUME",
+        description=(
+            "stop the game: no phase is processed at its deadline, and no reminder is "
+            "sent, until RESUME"
+        ),
         audience=Audience.MASTER,
     )
 

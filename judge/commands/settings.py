@@ -71,7 +71,7 @@ class SetPassword(MailCommand):
         usage=("SET PASSWORD <new>",),
         description=(
             "change your password (one word of `MIN_PASSWORD_LENGTH` to "
-            "`MAX_PASSWORD_LENGTH`, 8 to 64, characters)"
+            f"`MAX_PASSWORD_LENGTH`, {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH}, characters)"
         ),
         audience=Audience.PLAYER,
     )
@@ -113,8 +113,8 @@ class SetAddress(MailCommand):
     help = Help(
         usage=("SET ADDRESS [<address>]",),
         description=(
-            "change your registered address (default: the one you write from; at most 254 "
-            "characters, never the judge's own)"
+            "change your registered address (default: the one you write from; at most "
+            f"{MAX_ADDRESS_LENGTH} characters, never the judge's own)"
         ),
         audience=Audience.PLAYER,
     )
