@@ -43,7 +43,9 @@ def _read(registry: Registry, line: Line) -> tuple[Command, MailCommand | None]:
     """``line`` as a command, with the registry's command that owns its block (``None``
     when it owns none); raises :class:`Malformed` for a line that starts with a command's
     name but is not a valid command (or holds a word longer than :data:`MAX_WORD`)."""
-    long_at = next((i for i, word in enumerate(line.words) if len(word) > MAX_WORD), None)
+    # Counted in the words as written (before "SIGN ON" is read as one word).
+    written = line.text.split()
+    long_at = next((i for i, word in enumerate(written) if len(word) > MAX_WORD), None)
     try:
         command, owner, named = _command(registry, line)
     except Malformed:
@@ -57,7 +59,7 @@ def _read(registry: Registry, line: Line) -> tuple[Command, MailCommand | None]:
             return command, owner if block else None
     # Named by its place, never quoted: the long word may be a password.
     raise Malformed(
-        f"word {long_at + 1} of this line is {len(line.words[long_at]):,} characters "
+        f"word {long_at + 1} of this line is {len(written[long_at]):,} characters "
         f"long; no command word, name or password is longer than {MAX_WORD} characters"
     )
 

@@ -11,7 +11,6 @@ from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.commands.base import (
-    ADDRESS_RE,
     Audience,
     Command,
     Family,
@@ -19,6 +18,7 @@ from judge.commands.base import (
     Line,
     MailCommand,
     Malformed,
+    is_address,
 )
 from judge.presenters import format_deadline
 from judge.services.deadlines import parse_deadline
@@ -126,7 +126,7 @@ class SetAddress(MailCommand):
         address = rest[0].strip("<>").lower()
         if address.startswith("mailto:"):
             address = address[len("mailto:") :]
-        if len(rest) == 1 and ADDRESS_RE.fullmatch(address):
+        if len(rest) == 1 and is_address(address):
             return line.command(self.name, (address,))
         raise Malformed(
             "SET ADDRESS takes one email address, as in 'SET ADDRESS me@example.org', or "
@@ -226,6 +226,9 @@ class SetTimezone(MailCommand):
         conversation.reply.actions.append(f"Your time zone is now {zone}.")
 
 
+_WORD = re.compile(r"\S+")
+
+
 def _with_time(text: str, default: str) -> str:
     """A bare date gets a time of day (the start or the end of that day)."""
     return text if re.search(r"\d:\d", text) else f"{text.strip()} {default}"
@@ -247,10 +250,14 @@ class SetAbsence(MailCommand):
     def parse(self, line: Line) -> Command:
         parts = line.text.strip().split(None, 2)
         text = parts[2].strip() if len(parts) == 3 else ""
-        pieces = re.split(r"\s+to\s+", text, maxsplit=1, flags=re.IGNORECASE)
-        if len(pieces) != 2 or not all(p.strip() for p in pieces):
+        # The dates either side of the first word TO between two others, by one pass over
+        # the words (a split at r"\s+to\s+" retried every blank of a long run).
+        words = list(_WORD.finditer(text))
+        middle = next((w for w in words[1:-1] if w.group().lower() == "to"), None)
+        if middle is None:
             raise Malformed("SET ABSENCE needs two dates: 'SET ABSENCE 2026-12-20 TO 2026-12-27'")
-        return line.command(self.name, (pieces[0].strip(), pieces[1].strip()))
+        start, end = text[: middle.start()].strip(), text[middle.end() :].strip()
+        return line.command(self.name, (start, end))
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game, player = conversation.player()
