@@ -100,13 +100,6 @@ def _orders(registry: Registry, line: Line) -> Command:
     return command
 
 
-def _not_read(count: int, where: str) -> str:
-    """``the line after it, up to ENDPRESS, was not read`` (``where`` may be empty)."""
-    subject = "the line after it" if count == 1 else f"the {count} lines after it"
-    verb = "was" if count == 1 else "were"
-    return f"{subject}{where} {verb} not read"
-
-
 def _block(
     registry: Registry, owner: MailCommand, command: Command, items: list[str], start: int
 ) -> tuple[Command, int]:
