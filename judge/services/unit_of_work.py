@@ -21,7 +21,7 @@ from judge.services.standing_orders import StandingOrders
 @dataclass
 class CopyLog:
     """The copies queued to one registered address in the last hour (see
-    :data:`~judge.services.conversation.MAX_COPIES_PER_HOUR`)."""
+    :data:`~judge.services.confirmation.MAX_COPIES_PER_HOUR`)."""
 
     times: list[datetime] = field(default_factory=list)
     held_notice: bool = False

@@ -328,8 +328,7 @@ def test_parse_commands_never_raises(lines: list[str]) -> None:
 
 def test_help_and_the_mail_guide_list_every_njudge_command_this_judge_lacks() -> None:
 
-    from judge.commands import NJUDGE_SETTINGS
-    from judge.services.conversation import HELP_TEXT
+    from judge.commands import HELP_TEXT, NJUDGE_SETTINGS
 
     guide = (ROOT / "docs" / "mail.md").read_text(encoding="utf-8")
     flat_help = " ".join(HELP_TEXT.split())
@@ -337,3 +336,32 @@ def test_help_and_the_mail_guide_list_every_njudge_command_this_judge_lacks() ->
     for word in [*NJUDGE_COMMANDS, *(f"SET {w}" for w in NJUDGE_SETTINGS)]:
         assert f" {word}," in flat_help or f" {word};" in flat_help or f" {word}." in flat_help
         assert f"`{word}`" in flat_guide, word
+
+
+def test_a_command_line_of_long_blank_runs_is_read_in_linear_time() -> None:
+    # "SET ABSENCE a" + 10,000 blanks + "b" took 1.5 s to read (the split at " to " was
+    # retried at every blank), 200 such lines five minutes: one message held a worker.
+    # So did an address of 10,000 characters full of dots with a second "@" at its end
+    # (the address pattern tried every dot as the domain's).
+    import time
+
+    def seconds(size: int) -> float:
+        blanks = " " * size
+        dots = "x." * (size // 2)
+        lines = [
+            f"SET ABSENCE a{blanks}b",
+            f"SET DEADLINE a{blanks}b",
+            f"SET ADDRESS a@{dots}@",
+            f"SET ADDRESS <a@{dots}>,",
+        ] * 5
+        best = float("inf")
+        for _ in range(3):
+            start = time.perf_counter()
+            parse_commands(lines)
+            best = min(best, time.perf_counter() - start)
+        return best
+
+    small, large = seconds(2000), seconds(8000)
+    assert large <= 1.5, (small, large)
+    # Linear costs about 4x at 4n; quadratic 16x.  The floor absorbs timer noise.
+    assert large <= max(9 * small, 0.05), (small, large)

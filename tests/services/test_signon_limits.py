@@ -14,7 +14,7 @@ from support.servicekit import Table, started_game
 from judge.commands import MAX_WORD
 from judge.db.models import OrderRecord, OutboundMessage
 from judge.runtime.bootstrap import App
-from judge.services.conversation import MAX_COPIES_PER_HOUR, SIGNON_MAX_FAILURES
+from judge.services.confirmation import MAX_COPIES_PER_HOUR
 from judge.services.passwords import (
     GENERATED_PASSWORD_LENGTH,
     MAX_PASSWORD_LENGTH,
@@ -23,6 +23,7 @@ from judge.services.passwords import (
     generated_password_bits,
     new_password,
 )
+from judge.services.signons import SIGNON_MAX_FAILURES
 
 
 @pytest.fixture

@@ -1,0 +1,131 @@
+"""The commands that tell: LIST, HELP, HISTORY and SUMMARY (anyone may send them, signed
+on or not)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
+from judge.presenters import position_report
+from judge.services.errors import ServiceError
+from judge.services.games import game_summary
+from judge.services.listings import all_games, phase_reports
+
+if TYPE_CHECKING:
+    from judge.db.models import Game
+    from judge.services.conversation import Conversation
+
+__all__ = ["HelpCommand", "History", "List", "Summary"]
+
+
+class _GameCommand(MailCommand):
+    """A command that takes at most a game name (lowercased); without one, the game
+    signed on to."""
+
+    def parse(self, line: Line) -> Command:
+        args = line.args
+        if not args:
+            return line.command(self.name)
+        game = args[0].lower()
+        if len(args) == 1 and GAME_RE.fullmatch(game):
+            return line.command(self.name, (game,))
+        raise Malformed(
+            f"{self.name} takes at most a game name: write '{self.name}' or '{self.name} <game>'"
+        )
+
+
+def _named_or_signed(conversation: Conversation, command: Command) -> Game:
+    """The game the command names, else the one signed on to."""
+    if command.args:
+        game = conversation.game(command.args[0])
+        if game is None:
+            raise ServiceError(f"there is no game called {command.args[0]!r}")
+        return game
+    if conversation.signed is not None:
+        return conversation.signed.game
+    raise ServiceError("name the game, e.g. SUMMARY winter01, or sign on first")
+
+
+class List(_GameCommand):
+    """``LIST [game]``."""
+
+    name = "LIST"
+    help = Help(
+        usage=("LIST [game]",),
+        description="the games on this judge, or one game's status",
+        audience=Audience.ANYONE,
+    )
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        reply = conversation.reply
+        if command.args or conversation.signed is not None:
+            game = _named_or_signed(conversation, command)
+            facts = game_summary(conversation.session, game)
+            lines = [f"Game {facts['name']}: {facts['status']}"]
+            if facts["phase"]:
+                lines.append(f"Phase {facts['phase']}, deadline {facts['deadline']}")
+            lines += [f"  {power}: {status}" for power, status in facts["players"].items()]
+            reply.paragraphs.append("\n".join(lines))
+            return
+        games = all_games(conversation.session)
+        if not games:
+            reply.paragraphs.append("There are no games on this judge yet.")
+            return
+        reply.paragraphs.append(
+            "Games on this judge:\n"
+            + "\n".join(
+                f"  {g.name}: {g.status}" + (f", {g.phase}" if g.phase else "") for g in games
+            )
+        )
+
+
+class HelpCommand(MailCommand):
+    """``HELP`` (words after it are kept, lowercased, and not used yet)."""
+
+    name = "HELP"
+    help = Help(usage=("HELP",), description="a summary of the commands", audience=Audience.ANYONE)
+
+    def parse(self, line: Line) -> Command:
+        return line.command(self.name, [word.lower() for word in line.args])
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        conversation.reply.paragraphs.append(conversation.commands.help_text)
+
+
+class History(_GameCommand):
+    """``HISTORY [game]``."""
+
+    name = "HISTORY"
+    help = Help(
+        usage=("HISTORY [game]",),
+        description="the results of every processed phase",
+        audience=Audience.ANYONE,
+    )
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        game = _named_or_signed(conversation, command)
+        reports = phase_reports(conversation.session, game)
+        if not reports:
+            conversation.reply.paragraphs.append(f"No phase of {game.name} has been processed yet.")
+            return
+        conversation.reply.paragraphs += reports
+
+
+class Summary(_GameCommand):
+    """``SUMMARY [game]``."""
+
+    name = "SUMMARY"
+    help = Help(
+        usage=("SUMMARY [game]",),
+        description="the current position and supply centres",
+        audience=Audience.ANYONE,
+    )
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        game = _named_or_signed(conversation, command)
+        if game.phase is None:
+            raise ServiceError(f"game {game.name} has not started")
+        position = conversation.position(game)
+        conversation.reply.paragraphs.append(
+            f"Summary of {game.name}, {position.phase.describe()}:\n\n{position_report(position)}"
+        )

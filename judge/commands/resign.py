@@ -1,0 +1,36 @@
+"""RESIGN: a player leaves the game (the game master is told)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from judge.commands.base import Audience, Command, Help, MailCommand
+from judge.services.games import notify_master
+
+if TYPE_CHECKING:
+    from judge.services.conversation import Conversation
+
+__all__ = ["Resign"]
+
+
+class Resign(MailCommand):
+    """``RESIGN``, alone on its line."""
+
+    name = "RESIGN"
+    help = Help(
+        usage=("RESIGN",),
+        description="leave the game (the game master is told)",
+        audience=Audience.PLAYER,
+    )
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        game, player = conversation.player()
+        player.status = "resigned"
+        conversation.reply.actions.append(
+            f"You have resigned from {game.name}. The game master is told."
+        )
+        notify_master(
+            conversation.session, conversation.judge, game, conversation.now,
+            subject=f"{player.power} resigned from {game.name}",
+            text=f"{player.power} ({player.address}) resigned from {game.name}.",
+        )  # fmt: skip

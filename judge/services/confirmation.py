@@ -1,0 +1,216 @@
+"""The order confirmation a signed-on player gets, and the copies of it sent to the
+registered address of a power signed on from elsewhere (with their own ration, and one
+notice when that ration holds copies back)."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
+
+from judge.db import queries
+from judge.db.models import Game, InboundMessage, Player
+from judge.engine.notation import parse_order
+from judge.engine.phases import PhaseKind
+from judge.presenters import (
+    adjustment_status,
+    echo_lines,
+    format_deadline,
+    missing_lines,
+    phase_heading,
+)
+from judge.render import RenderedMail
+from judge.services.games import game_zone, owed
+from judge.services.outbox import queue_mail
+from judge.services.replies import Reply, wrapped
+from judge.services.signons import Marks, SignOn
+from judge.services.unit_of_work import CopyLog
+
+if TYPE_CHECKING:  # the conversation calls these; they read its state
+    from judge.services.conversation import Conversation
+
+__all__ = ["MAX_COPIES_PER_HOUR", "confirmation_mail", "queue_confirmation", "queue_copies"]
+
+#: Copies to a registered address of mail signed on from elsewhere, per hour; beyond it
+#: one notice says that further copies are held back, and until when.
+MAX_COPIES_PER_HOUR = 5
+
+
+def queue_confirmation(conversation: Conversation, signed: SignOn, row: InboundMessage) -> None:
+    """Queue the order confirmation for the player ``signed`` on as, to the sender."""
+    assert signed.player is not None
+    mail = confirmation_mail(conversation, signed.game, signed.player, copy_note=None)
+    queue_mail(
+        conversation.session, conversation.judge, to=conversation.mail.sender, mail=mail,
+        kind="confirm", now=conversation.now, game_id=signed.game.id, inbound_id=row.id,
+        in_reply_to=conversation.mail.message_id, references=conversation.mail.references,
+        into=conversation.work.outbox,
+    )  # fmt: skip
+
+
+def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
+    """A copy for every power this message signed on as from an address other than
+    its registered one, to that address: its own part of the message (never another
+    power's) and its orders as they now stand.  Copies have their own ration
+    (:data:`MAX_COPIES_PER_HOUR`), apart from the sender's reply ration, so that they
+    go even when the sender's reply is held back, and never use up the player's own.
+    """
+    parts: dict[tuple[int, int], list[SignOn]] = {}
+    for signed in conversation.signons:
+        if signed.player is not None and signed.confirms and signed.copy_to:
+            parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
+    for signeds in parts.values():
+        first = signeds[0]
+        assert first.player is not None and first.copy_to is not None
+        game, player, address = first.game, first.player, first.copy_to
+        log_ = _copy_log(conversation, address)
+        if len(log_.times) >= MAX_COPIES_PER_HOUR:
+            if not log_.held_notice:
+                log_.held_notice = True
+                _queue_held_notice(conversation, row, game, player, address, min(log_.times))
+            continue
+        log_.times.append(conversation.now)
+        note = (
+            f"This is a copy: someone signed on as {player.power} from "
+            f"{conversation.mail.sender}, not from your registered address."
+        )
+        reply = conversation.reply
+        part = Reply(not_read=reply.not_read)
+        for signed in signeds:
+            begin = signed.start or Marks(0, 0, 0, 0, 0)
+            end = signed.end or conversation.marks()
+            part.actions += reply.actions[begin.actions : end.actions]
+            part.paragraphs += reply.paragraphs[begin.paragraphs : end.paragraphs]
+            part.rejected += reply.rejected[begin.rejected : end.rejected]
+            part.ignored += reply.ignored[begin.ignored : end.ignored]
+            part.errors += end.errors - begin.errors
+        copy = confirmation_mail(conversation, game, player, copy_note=note, part=part)
+        queue_mail(
+            conversation.session, conversation.judge, to=address, mail=copy, kind="copy",
+            now=conversation.now, game_id=game.id, inbound_id=row.id,
+            into=conversation.work.outbox,
+        )  # fmt: skip
+
+
+def _copy_log(conversation: Conversation, address: str) -> CopyLog:
+    """The copies to ``address`` in the last hour (read once per transaction)."""
+    work = conversation.work
+    log_ = work.copies.get(address)
+    if log_ is None:
+        since = conversation.now - timedelta(hours=1)
+        session = conversation.session
+        with session.no_autoflush:
+            rows = queries.mail_since(session, address, since, ("copy", "copy-held"))
+        log_ = work.copies[address] = CopyLog(
+            times=[when for kind, when in rows if kind == "copy"],
+            held_notice=any(kind == "copy-held" for kind, _when in rows),
+        )
+    return log_
+
+
+def _queue_held_notice(
+    conversation: Conversation,
+    row: InboundMessage,
+    game: Game,
+    player: Player,
+    address: str,
+    oldest: datetime,
+) -> None:
+    """Tell ``address`` once that its copies are held back, and until when."""
+    zone = player.timezone or game_zone(game)
+    until = format_deadline(oldest + timedelta(hours=1), zone)
+    letter = conversation.map.power_letter[player.power]
+    judge = conversation.judge
+    mail = judge.renderer.render(
+        "player/notice.txt.j2",
+        judge_name=judge.settings.name,
+        game_name=game.name,
+        power=player.power,
+        subject="copies held back",
+        paragraphs=[
+            wrapped(
+                f"{MAX_COPIES_PER_HOUR} copies of mail signed on as {player.power} from "
+                f"other addresses were sent to you in the last hour; the judge holds back "
+                f"further copies until {until}. The latest came from "
+                f"{conversation.mail.sender}."
+            ),
+            wrapped(
+                f"Whoever sent them knows your password. If it was not you, change it now "
+                f"with SET PASSWORD from this address and tell your game master. To see "
+                f"your orders as they stand, send: SIGNON {letter}{game.name} <password>"
+            ),
+        ],
+    )
+    queue_mail(
+        conversation.session, judge, to=address, mail=mail, kind="copy-held",
+        now=conversation.now, game_id=game.id, inbound_id=row.id,
+        into=conversation.work.outbox,
+    )  # fmt: skip
+
+
+def confirmation_mail(
+    conversation: Conversation,
+    game: Game,
+    player: Player,
+    copy_note: str | None,
+    part: Reply | None = None,
+) -> RenderedMail:
+    """The confirmation of ``player``'s orders as they now stand, with ``part`` of the
+    reply (the whole reply by default) and, for a copy, ``copy_note``."""
+    part = part if part is not None else conversation.reply
+    board = conversation.map
+    position = conversation.position(game)
+    # Oldest first: rows written by this message have no id until the flush.
+    active = [
+        o
+        for o in conversation.work.orders.of(conversation.session, game, player)
+        if o.canonical is not None
+    ]
+    kind = position.phase.kind
+    orders = [parse_order(o.canonical or "", board, kind) for o in active]
+    orders.sort(key=lambda o: board.province_name.get(o.province, o.location))
+    due = owed(position, game, player.power, orders, conversation.rules(game))
+    # Orders for other powers' units (proxies allowed) say what they depend on.
+    owners = {
+        o.province: unit.power
+        for o in orders
+        if kind is PhaseKind.MOVEMENT
+        and (unit := position.units.get(o.province)) is not None
+        and unit.power != player.power
+    }
+    echoed = echo_lines(player.power, orders, due.implied, board, owners)
+    if kind is PhaseKind.ADJUSTMENT:
+        adjustment = position.adjustment(player.power)
+        status = adjustment_status(player.power, adjustment, len(orders), due.places)
+        missing = [status] if status else []
+    else:
+        missing = missing_lines(player.power, list(due.units), board, kind)
+    complete = due.complete
+    zone = game_zone(game)
+    deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
+    player_zone = player.timezone or zone
+    word = kind.word
+    judge = conversation.judge
+    return judge.renderer.render(
+        "player/confirm.txt.j2",
+        judge_name=judge.settings.name,
+        game_name=game.name,
+        variant="Standard",
+        phase_code=position.phase.code,
+        heading=phase_heading(word, position.phase, game.name, game.seq),
+        deadline_game=deadline,
+        deadline_player=(
+            format_deadline(game.deadline, player_zone)
+            if game.deadline and player_zone != zone
+            else None
+        ),
+        actions=part.actions + part.paragraphs,
+        order_lines=echoed,
+        missing_lines=missing,
+        rejected=part.rejected,
+        ignored=part.ignored,
+        not_read=part.not_read,
+        complete=complete,
+        error_count=part.errors,
+        copy_note=copy_note,
+        subject_in=conversation.mail.subject or "(no subject)",
+    )
