@@ -60,7 +60,7 @@ class List(_GameCommand):
         reply = conversation.reply
         if command.args or conversation.signed is not None:
             game = _named_or_signed(conversation, command)
-            facts = game_summary(conversation.session, game)
+            facts = game_summary(conversation.session, game, conversation.judge)
             lines = [f"Game {facts['name']}: {facts['status']}"]
             if facts["phase"]:
                 lines.append(f"Phase {facts['phase']}, deadline {facts['deadline']}")

@@ -6,10 +6,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.db.models import GameStatus
 from judge.presenters import format_deadline
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.errors import ServiceError
-from judge.services.games import game_zone, process_game, set_deadline
+from judge.services.game_settings import game_settings, game_zone
+from judge.services.games import process_game, set_deadline
 from judge.services.unit_of_work import write_changes
 
 if TYPE_CHECKING:
@@ -57,9 +59,9 @@ class Pause(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game = conversation.master()
-        if game.status != "active":
+        if game.status != GameStatus.ACTIVE:
             raise ServiceError(f"game {game.name} is {game.status}, not active")
-        game.status = "paused"
+        game.status = GameStatus.PAUSED
         conversation.reply.actions.append(f"Game {game.name} paused.")
 
 
@@ -78,16 +80,22 @@ class Resume(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game = conversation.master()
-        if game.status != "paused":
+        if game.status != GameStatus.PAUSED:
             raise ServiceError(f"game {game.name} is not paused")
-        game.status = "active"
+        game.status = GameStatus.ACTIVE
         now = conversation.now
         if game.deadline is not None and game.deadline <= now:
             # The deadline passed while paused: the players get a full phase again.
             position = conversation.position(game)
-            fresh = next_deadline(now, position.phase.kind, game.settings or {})
+            fresh = next_deadline(
+                now, position.phase.kind, game_settings(game), game_zone(game, conversation.judge)
+            )
             set_deadline(conversation.session, game, fresh)
-        when = format_deadline(game.deadline, game_zone(game)) if game.deadline else "none"
+        when = (
+            format_deadline(game.deadline, game_zone(game, conversation.judge))
+            if game.deadline
+            else "none"
+        )
         conversation.reply.actions.append(f"Game {game.name} resumed; the deadline is {when}.")
 
 
@@ -114,12 +122,12 @@ class SetDeadline(MailCommand):
         game = conversation.master()
         text = " ".join(command.args)
         try:
-            when = parse_deadline(text, game_zone(game))
+            when = parse_deadline(text, game_zone(game, conversation.judge))
         except ValueError as err:
             raise ServiceError(str(err)) from None
         if when <= conversation.now:
             raise ServiceError("the new deadline is in the past")
         set_deadline(conversation.session, game, when)
         conversation.reply.actions.append(
-            f"Deadline set to {format_deadline(when, game_zone(game))}."
+            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}."
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand
+from judge.db.models import GameStatus
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_orders
 from judge.services.errors import ServiceError
@@ -54,9 +55,9 @@ class Orders(MailCommand):
                 conversation.reply.ignored.append(line)
             return
         game, player = conversation.player()
-        if game.status == "forming":
+        if game.status == GameStatus.FORMING:
             raise ServiceError(f"game {game.name} has not started yet")
-        if game.status == "finished":
+        if game.status == GameStatus.FINISHED:
             raise ServiceError(f"game {game.name} is over")
         position = conversation.position(game)
         kind = position.phase.kind

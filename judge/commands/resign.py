@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, MailCommand
+from judge.db.models import PlayerStatus
 from judge.services.games import notify_master
 
 if TYPE_CHECKING:
@@ -25,7 +26,7 @@ class Resign(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game, player = conversation.player()
-        player.status = "resigned"
+        player.status = PlayerStatus.RESIGNED
         conversation.reply.actions.append(
             f"You have resigned from {game.name}. The game master is told."
         )

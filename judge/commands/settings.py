@@ -23,7 +23,8 @@ from judge.commands.base import (
 from judge.presenters import format_deadline
 from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError
-from judge.services.games import game_zone, respect_absences
+from judge.services.game_settings import game_zone, player_zone
+from judge.services.games import respect_absences
 from judge.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password
 
 if TYPE_CHECKING:
@@ -261,7 +262,8 @@ class SetAbsence(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game, player = conversation.player()
-        zone = player.timezone or game_zone(game)
+        judge = conversation.judge
+        zone = player_zone(game, player, judge)
         try:
             start = parse_deadline(_with_time(command.args[0], "00:00"), zone)
             end = parse_deadline(_with_time(command.args[1], "23:59"), zone)
@@ -279,7 +281,7 @@ class SetAbsence(MailCommand):
         conversation.reply.actions.append(
             f"Absence noted from {format_deadline(start, zone)} to {format_deadline(end, zone)}."
             + (
-                f" The deadline moves to {format_deadline(game.deadline, game_zone(game))}."
+                f" The deadline moves to {format_deadline(game.deadline, game_zone(game, judge))}."
                 if moved and game.deadline
                 else ""
             )

@@ -14,6 +14,7 @@ from judge.commands.base import (
     MailCommand,
     Malformed,
 )
+from judge.db.models import PlayerStatus
 from judge.services.errors import ServiceError
 from judge.services.signons import SignOn, check_password, power_named
 
@@ -133,7 +134,7 @@ def _sign_on(conversation: Conversation, who: str, game_name: str, password: str
     player = conversation.seat(game, power)
     if player is None:
         raise ServiceError(f"nobody plays {power} in {game.name}")
-    if player.status == "resigned":
+    if player.status == PlayerStatus.RESIGNED:
         raise ServiceError(f"{power} resigned from {game.name}")
     _check(conversation, game, player, password)
     copy_to = player.address if player.address != sender else None

@@ -19,7 +19,8 @@ from judge.presenters import (
     phase_heading,
 )
 from judge.render import RenderedMail
-from judge.services.games import game_zone, owed
+from judge.services.game_settings import game_zone, player_zone
+from judge.services.games import owed
 from judge.services.outbox import queue_mail
 from judge.services.replies import Reply, wrapped
 from judge.services.signons import Marks, SignOn
@@ -116,7 +117,7 @@ def _queue_held_notice(
     oldest: datetime,
 ) -> None:
     """Tell ``address`` once that its copies are held back, and until when."""
-    zone = player.timezone or game_zone(game)
+    zone = player_zone(game, player, conversation.judge)
     until = format_deadline(oldest + timedelta(hours=1), zone)
     letter = conversation.map.power_letter[player.power]
     judge = conversation.judge
@@ -185,9 +186,9 @@ def confirmation_mail(
     else:
         missing = missing_lines(player.power, list(due.units), board, kind)
     complete = due.complete
-    zone = game_zone(game)
+    zone = game_zone(game, conversation.judge)
     deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
-    player_zone = player.timezone or zone
+    own_zone = player_zone(game, player, conversation.judge)
     word = kind.word
     judge = conversation.judge
     return judge.renderer.render(
@@ -199,9 +200,7 @@ def confirmation_mail(
         heading=phase_heading(word, position.phase, game.name, game.seq),
         deadline_game=deadline,
         deadline_player=(
-            format_deadline(game.deadline, player_zone)
-            if game.deadline and player_zone != zone
-            else None
+            format_deadline(game.deadline, own_zone) if game.deadline and own_zone != zone else None
         ),
         actions=part.actions + part.paragraphs,
         order_lines=echoed,

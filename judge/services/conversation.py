@@ -18,9 +18,8 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from judge.commands import REGISTRY, UNREAD, Command, Registry, parse_commands
-from judge.config import rules_from_dict
 from judge.db import queries
-from judge.db.models import Game, InboundMessage, Player
+from judge.db.models import Game, InboundMessage, InboundState, Player
 from judge.engine.board import Map, standard_map
 from judge.engine.notation import parse_orders
 from judge.engine.position import Position
@@ -37,6 +36,7 @@ from judge.services.confirmation import queue_confirmation
 from judge.services.confirmation import queue_copies as queue_signed_copies
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
+from judge.services.game_settings import game_rules
 from judge.services.games import current_position, find_game
 from judge.services.intake import read_stored
 from judge.services.order_intake import looks_like_order
@@ -92,7 +92,7 @@ def handle(
     # part of the message a reply quotes.
     mail = replace(mail, subject=cut(mail.subject, MAX_SUBJECT_ECHO, note=False))
     if reason is not None:
-        row.state = "ignored"
+        row.state = InboundState.IGNORED
         row.reason = reason
         if deserves_reply(reason) and mail.sender:
             # Too large: answered, but under the tight ration (a person needs to be told
@@ -106,7 +106,7 @@ def handle(
                 row.reason = f"{reason}; not answered: {spent}"
         return
     if not mail.sender:
-        row.state = "ignored"
+        row.state = InboundState.IGNORED
         row.reason = "no sender address to answer"
         return
     body = read_body(mail.text, mail.subject)
@@ -143,7 +143,7 @@ def handle(
     else:
         conversation.finish(row)
         note_reply(work, mail.sender, reply.kind)
-    row.state = "done"
+    row.state = InboundState.DONE
 
 
 def reply_kind(conversation: Conversation, judge: Judge, understood: bool) -> str:
@@ -249,7 +249,7 @@ class Conversation:
         """The game's rules (read once per transaction)."""
         rules = self.work.rules.get(game.id)
         if rules is None:
-            rules = self.work.rules[game.id] = rules_from_dict(game.rules or {})
+            rules = self.work.rules[game.id] = game_rules(game)
         return rules
 
     def seat(self, game: Game, power: str) -> Player | None:

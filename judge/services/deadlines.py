@@ -2,19 +2,17 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import datetime, time, timedelta
-from typing import Any
 from zoneinfo import ZoneInfo
 
-from judge.config import GameSettings, JudgeSettings, settings_from_json
+from judge.config import GameSettings, JudgeSettings
 from judge.engine.phases import PhaseKind
 
 
 def next_deadline(
     now: datetime,
     kind: PhaseKind,
-    settings: GameSettings | Mapping[str, Any],
+    settings: GameSettings,
     zone: str | None = None,
 ) -> datetime:
     """The deadline of a phase of ``kind`` starting at ``now`` (aware UTC in and out).
@@ -22,13 +20,10 @@ def next_deadline(
     ``hours`` after ``now``, then moved forward to the next ``at`` time of day in the
     game's zone when one is configured (wall-clock time, so daylight saving is honoured).
     ``zone`` is the game's zone as :func:`judge.services.game_settings.game_zone` resolves
-    it; left out, the settings' own zone, or the judge's default default (UTC).  A stored
-    settings dict is still taken for callers not moved to the typed value yet.
+    it; left out, the settings' own zone, or the judge's default default (UTC).
     """
     if now.tzinfo is None:
         raise ValueError("next_deadline needs an aware datetime")
-    if not isinstance(settings, GameSettings):
-        settings = settings_from_json(settings)
     spec = settings.deadline(kind)
     tz = ZoneInfo(zone or settings.timezone or JudgeSettings.timezone)
     days = set(spec.days) or set(range(7))

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import JudgeSettings, Nmr, deadline_to_json, rules_from_dict
+from judge.config import Nmr, rules_from_dict
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine.adjudicator import Adjudication, adjudicate
@@ -31,8 +31,13 @@ from judge.presenters import format_deadline, position_report, results_report
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_rules, game_settings, phase_deadline, player_zone
-from judge.services.game_settings import game_zone as _game_zone
+from judge.services.game_settings import (
+    game_rules,
+    game_settings,
+    game_zone,
+    phase_deadline,
+    player_zone,
+)
 from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password
 
@@ -49,17 +54,6 @@ def get_game(session: Session, name: str) -> Game:
         known = ", ".join(queries.game_names(session)) or "none yet"
         raise ServiceError(f"there is no game called {name!r} (games: {known})")
     return game
-
-
-def game_zone(game: Game, judge: Judge | None = None) -> str:
-    """The game's time zone (:func:`judge.services.game_settings.game_zone`).
-
-    Without ``judge`` (for callers not moved yet: inbound.py), a game whose file names no
-    zone gets UTC, the judge's default default, instead of the judge's configured default.
-    """
-    if judge is None:
-        return game_settings(game).timezone or JudgeSettings.timezone
-    return _game_zone(game, judge)
 
 
 def current_phase(session: Session, game: Game) -> PhaseRecord | None:
@@ -316,9 +310,9 @@ def _next_text(phase: Phase) -> str:
     return f"{kind} for {phase.season.word} of {phase.year}"
 
 
-def game_summary(session: Session, game: Game, judge: Judge | None = None) -> dict[str, Any]:
+def game_summary(session: Session, game: Game, judge: Judge) -> dict[str, Any]:
     """Plain facts about a game for LIST and the command line (the deadline in the game's
-    zone: pass ``judge`` for its default zone, see :func:`game_zone`)."""
+    zone, see :func:`~judge.services.game_settings.game_zone`)."""
     players = queries.players_of(session, game.id)
     zone = game_zone(game, judge)
     return {
@@ -437,12 +431,6 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
         if (last is None or now >= last + early) and orders_complete(session, game):
             due.append((game.name, game.phase))
     return due
-
-
-def phase_spec(game: Game) -> dict[str, Any]:
-    """The game's deadline settings for the kind of its current phase, as stored: kept for
-    callers not moved yet; read :func:`judge.services.game_settings.phase_deadline`."""
-    return deadline_to_json(phase_deadline(game))
 
 
 def powers_owing(position: Position, game: Game) -> set[str]:

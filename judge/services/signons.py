@@ -14,7 +14,8 @@ from judge.engine.board import Map
 from judge.presenters import format_deadline
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
-from judge.services.games import game_zone, notify_signon_locked
+from judge.services.game_settings import game_zone
+from judge.services.games import notify_signon_locked
 from judge.services.passwords import verify_password
 from judge.services.unit_of_work import UnitOfWork
 
@@ -105,7 +106,7 @@ def check_password(
     as_who = player.power if player is not None else "game master"
     whose = f"{player.power}'s" if player is not None else "the game master's"
     if guard is not None and guard.locked_until is not None and guard.locked_until > now:
-        until = format_deadline(guard.locked_until, game_zone(game))
+        until = format_deadline(guard.locked_until, game_zone(game, judge))
         where = "" if player is None else f" in {game.name}"
         if registered:
             raise ServiceError(
