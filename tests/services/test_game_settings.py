@@ -13,7 +13,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from sqlalchemy import select
-from support.servicekit import GAME_FILE, at
+from support.servicekit import GAME_FILE, Table, at
 
 from judge.config import (
     Deadline,
@@ -358,3 +358,25 @@ def test_removing_the_zone_from_a_file_changes_nothing(tmp_path: Path) -> None:
         game = session.scalars(select(Game)).one()
         assert game_zone(game, app.judge) == "Asia/Tokyo"
         assert phase_deadline(game) == Deadline(48.0, "20:00")
+
+
+def test_mail_commands_use_the_judge_s_zone_for_a_game_that_names_none(tmp_path: Path) -> None:
+    """The game master's SET DEADLINE is read in the judge's zone, and the confirmation
+    and the reply show times in it (before the commands moved to the typed settings, a
+    game without a zone of its own was UTC there)."""
+    app = paris_judge(tmp_path)
+    start(app, game_file(tmp_path, NO_ZONE))
+    table = Table(app)
+    table.new_mail()
+    table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nSET DEADLINE 2026-11-26 21:00\n",
+               "2026-11-23 13:00")  # fmt: skip
+    (reply,) = table.new_mail()
+    assert "Deadline set to Thu Nov 26 2026 21:00:00 +0100 (Europe/Paris)." in reply.body
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert game.deadline == datetime(2026, 11, 26, 20, 0, tzinfo=UTC)
+    table.send("austria@example.org", "SIGNON Atest01 pw-aus\nA Vie-Gal\n", "2026-11-23 13:05")
+    (confirmation,) = table.new_mail()
+    assert "The deadline for S1901M is Thu Nov 26 2026 21:00:00 +0100 (Europe/Paris)." in (
+        confirmation.body
+    )
