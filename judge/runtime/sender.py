@@ -111,8 +111,7 @@ def deliver_pending(
     3. commit the outcome at once: ``sent``; or the error and the next try after
        :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
        with a notice to the game master (:func:`judge.services.outbox.record_failure`),
-       after a :class:`PermanentError` or when
-       ``max_attempts`` attempts have failed.
+       after a :class:`PermanentError` or when ``max_attempts`` attempts have failed.
 
     ``max_attempts``, ``retry_delay`` and ``claim_time`` default to the ``[smtp]`` settings
     (``max_attempts``, ``retry_seconds``, ``claim_seconds``), else to

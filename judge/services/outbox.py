@@ -131,7 +131,11 @@ def insert_outbox(session: Session, rows: Sequence[dict[str, object]]) -> None:
 
 def outgoing_mail(message: OutboundMessage, settings: JudgeSettings, now: datetime) -> OutgoingMail:
     """The mail a transport sends for the outbox row ``message``: from the judge named by
-    ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``."""
+    ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``.
+
+    No attachments yet: the outbox has no column for them (the results map picture will
+    bring one, and fill :attr:`OutgoingMail.attachments` here).
+    """
     return OutgoingMail(
         from_name=settings.name,
         from_address=settings.address,
