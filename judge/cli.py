@@ -196,7 +196,9 @@ def cmd_process(args: argparse.Namespace) -> int:
 
 def cmd_inject(args: argparse.Namespace) -> int:
     """``judge inject FILE.eml``: push one raw email through the whole path."""
-    from judge.services.inbound import process_one, receive
+    from judge.db.models import InboundState
+    from judge.services.inbound import process_one
+    from judge.services.intake import receive
 
     app = _app(args)
     try:
@@ -213,12 +215,13 @@ def cmd_inject(args: argparse.Namespace) -> int:
     state = process_one(app.sessions, app.judge, inbound_id, now)
     print(f"message {inbound_id}: {state}")
     _deliver(app)
-    return 0 if state != "failed" else 1
+    return 0 if state != InboundState.FAILED else 1
 
 
 def cmd_outbox(args: argparse.Namespace) -> int:
     """``judge outbox``: what is queued and what was sent."""
     from judge.db import queries
+    from judge.db.models import OutboundState
 
     app = _app(args)
     if args.deliver:
@@ -230,7 +233,7 @@ def cmd_outbox(args: argparse.Namespace) -> int:
             print(
                 f"{row.id:5d} {row.state:6s} {when:%Y-%m-%d %H:%M} {row.to_addr:30s} {row.subject}"
             )
-        queued = sum(1 for r in rows if r.state == "queued")
+        queued = sum(1 for r in rows if r.state == OutboundState.QUEUED)
         print(f"{len(rows)} messages, {queued} queued")
     return 0
 

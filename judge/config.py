@@ -7,8 +7,10 @@ Both are TOML.  Every key has a documented default; a bad file raises
 from __future__ import annotations
 
 import dataclasses
+import enum
 import re
 import tomllib
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
@@ -16,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.engine.board import standard_map
+from judge.engine.phases import PhaseKind
 from judge.engine.rules import CivilDisorder, Edition, Rules
 
 
@@ -105,7 +108,9 @@ class JudgeSettings:
     own email address (default ``judge@localhost``); ``var_dir``: where the database and
     the local Maildirs live (default ``var``, relative to the config file's directory's
     parent); ``database_url``: any SQLAlchemy URL (default SQLite under ``var_dir``);
-    ``timezone``: for players and games that name none (default ``UTC``);
+    ``timezone``: the zone of games whose file names none, and of their players who name
+    none, looked up when used (default ``UTC``; see
+    :func:`judge.services.game_settings.game_zone`);
     ``max_message_bytes``: larger mail gets a polite refusal (default 1,000,000);
     ``replies_per_hour``, ``loop_replies_per_hour``, ``signed_replies_per_hour``: the
     reply rations per address (defaults 30, 3 and 100; see docs/mail.md);
@@ -304,12 +309,28 @@ def _read_toml(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
 
 
-# -- game files -----------------------------------------------------------------------
+# -- a game's settings: one typed value, stored as JSON ---------------------------------
 
-_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,19}$")
-_ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+$")
-_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
-PRESS_KINDS = ("none", "white", "grey", "fake")
+
+class Press(enum.StrEnum):
+    """What press (player-to-player mail through the judge) a game allows."""
+
+    NONE = "none"
+    WHITE = "white"
+    GREY = "grey"
+    FAKE = "fake"
+
+
+class Nmr(enum.StrEnum):
+    """What happens at the end of grace while orders are missing."""
+
+    #: The phase is processed: missing units hold.
+    PROCESS = "process"
+    #: The game waits for the game master (a replacement player, or PROCESS by hand).
+    WAIT = "wait"
+
+
+PRESS_KINDS = tuple(kind.value for kind in Press)
 
 
 @dataclass(frozen=True)
@@ -334,6 +355,154 @@ class Deadline:
 
 
 @dataclass(frozen=True)
+class GameSettings:
+    """Everything a game's file sets besides the rule options, as stored with the game.
+
+    Each default is written here and nowhere else: a game file or a stored record that
+    leaves a key out gets the default below (see :func:`settings_from_json`).
+    """
+
+    press: Press = Press.WHITE
+    #: The game's own IANA time zone; None when its file names none: the judge's default
+    #: zone (``[judge] timezone``) then applies, looked up whenever it is used, so that
+    #: changing judge.toml moves such games along.
+    timezone: str | None = None
+    #: Start as soon as the game file names all seven players.
+    autostart: bool = False
+    nmr: Nmr = Nmr.PROCESS
+    #: Late notices do not name the late powers.
+    anonymous: bool = False
+    movement: Deadline = Deadline(48.0)
+    retreat: Deadline = Deadline(24.0)
+    adjustment: Deadline = Deadline(24.0)
+
+    def deadline(self, kind: PhaseKind) -> Deadline:
+        """The deadline settings of phases of ``kind``."""
+        if kind is PhaseKind.MOVEMENT:
+            return self.movement
+        if kind is PhaseKind.RETREAT:
+            return self.retreat
+        return self.adjustment
+
+
+#: The defaults, for the readers below that fill in what a file or a record leaves out.
+_DEFAULTS = GameSettings()
+#: The phase kinds' names, as keys of ``[deadlines]`` and of the stored ``deadlines``.
+DEADLINE_KINDS = ("movement", "retreat", "adjustment")
+
+
+def _text_or_none(value: object) -> str | None:
+    return None if value is None else str(value)
+
+
+def _weekdays(value: Iterable[object]) -> tuple[int, ...]:
+    return tuple(int(str(day)) for day in value)
+
+
+#: How each stored key is read back (JSON has no tuples and no enums).
+_DEADLINE_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "hours": float,
+    "at": _text_or_none,
+    "days": _weekdays,
+    "grace": float,
+    "early": float,
+    "remind": float,
+}
+_SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "press": Press,
+    "timezone": _text_or_none,
+    "autostart": bool,
+    "nmr": Nmr,
+    "anonymous": bool,
+}
+_RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
+    "edition": Edition,
+    "build_anywhere": bool,
+    "civil_disorder": CivilDisorder,
+    "retreat_priority": bool,
+    "implied_orders": bool,
+    "proxies": bool,
+    "victory_centres": int,
+}
+
+
+def deadline_to_json(deadline: Deadline) -> dict[str, Any]:
+    """A phase type's deadline settings as stored (JSON-ready)."""
+    return {
+        "hours": deadline.hours,
+        "at": deadline.at,
+        "days": list(deadline.days),
+        "grace": deadline.grace,
+        "early": deadline.early,
+        "remind": deadline.remind,
+    }
+
+
+def deadline_from_json(data: Mapping[str, Any], default: Deadline) -> Deadline:
+    """The inverse of :func:`deadline_to_json`; a key left out keeps ``default``'s value
+    (the kind's default, see :class:`GameSettings`)."""
+    known = {key: read(data[key]) for key, read in _DEADLINE_FIELDS.items() if key in data}
+    return dataclasses.replace(default, **known)
+
+
+def settings_to_json(settings: GameSettings) -> dict[str, Any]:
+    """The settings stored with a game (JSON-ready).
+
+    ``timezone`` is left out when the game names none (rather than stored as null): a
+    stored record is applied key by key (see judge/services/game_files.py), so a file that
+    names no zone never takes away a zone the game has, and games stored by older judges,
+    which wrote ``"UTC"`` for a file without a zone, keep UTC.
+    """
+    data: dict[str, Any] = {"press": settings.press.value}
+    if settings.timezone is not None:
+        data["timezone"] = settings.timezone
+    data.update(
+        autostart=settings.autostart,
+        nmr=settings.nmr.value,
+        anonymous=settings.anonymous,
+        deadlines={kind: deadline_to_json(getattr(settings, kind)) for kind in DEADLINE_KINDS},
+    )
+    return data
+
+
+def settings_from_json(data: Mapping[str, Any]) -> GameSettings:
+    """The inverse of :func:`settings_to_json`, which also reads what older judges stored:
+    a key left out (or a phase kind left out of ``deadlines``) gets its default, and keys
+    this judge does not know (bookkeeping such as ``rejected_config``) are ignored."""
+    known = {key: read(data[key]) for key, read in _SETTINGS_FIELDS.items() if key in data}
+    stored = data["deadlines"] if isinstance(data.get("deadlines"), Mapping) else {}
+    for kind in DEADLINE_KINDS:
+        if isinstance(stored.get(kind), Mapping):
+            known[kind] = deadline_from_json(stored[kind], getattr(_DEFAULTS, kind))
+    return dataclasses.replace(_DEFAULTS, **known)
+
+
+def rules_to_dict(rules: Rules) -> dict[str, Any]:
+    """Rule options as stored in the database."""
+    return {
+        "edition": rules.edition.value,
+        "build_anywhere": rules.build_anywhere,
+        "civil_disorder": rules.civil_disorder.value,
+        "retreat_priority": rules.retreat_priority,
+        "implied_orders": rules.implied_orders,
+        "proxies": rules.proxies,
+        "victory_centres": rules.victory_centres,
+    }
+
+
+def rules_from_dict(data: Mapping[str, Any]) -> Rules:
+    """The inverse of :func:`rules_to_dict`; a key left out gets :class:`Rules`' default."""
+    return Rules(**{key: read(data[key]) for key, read in _RULES_FIELDS.items() if key in data})
+
+
+# -- game files -----------------------------------------------------------------------
+
+_NAME = re.compile(r"^[a-z][a-z0-9_-]{0,19}$")
+_ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+$")
+_TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
+
+
+@dataclass(frozen=True)
 class PlayerConfig:
     """One seat: the power, the player's address, an optional initial password."""
 
@@ -351,67 +520,24 @@ class GameConfig:
     path: Path
     rules: Rules
     variant: str = "standard"
-    press: str = "white"
-    timezone: str = "UTC"
-    autostart: bool = False
-    #: At the end of grace with orders missing: "process" (missing units hold) or "wait"
-    #: (for the game master to put in a replacement or process by hand).
-    nmr: str = "process"
-    #: Late notices do not name the late powers.
-    anonymous: bool = False
-    #: The game master's explicit deadline for the current phase (aware UTC), if set.
+    settings: GameSettings = GameSettings()
+    #: The game master's explicit deadline for the current phase, as written: aware when
+    #: the file gave an offset, else naive: a wall-clock time in the game's zone, which
+    #: the game, not the file alone, knows (see :meth:`deadline_utc`).
     deadline: datetime | None = None
-    deadlines: dict[str, Deadline] = field(default_factory=dict)
     master_address: str | None = None
     master_password: str | None = None
     players: tuple[PlayerConfig, ...] = ()
 
-    def settings(self) -> dict[str, Any]:
-        """The settings stored with the game (JSON-ready)."""
-        return {
-            "press": self.press,
-            "timezone": self.timezone,
-            "autostart": self.autostart,
-            "nmr": self.nmr,
-            "anonymous": self.anonymous,
-            "deadlines": {
-                k: {
-                    "hours": d.hours,
-                    "at": d.at,
-                    "days": list(d.days),
-                    "grace": d.grace,
-                    "early": d.early,
-                    "remind": d.remind,
-                }
-                for k, d in self.deadlines.items()
-            },
-        }
-
-
-def rules_to_dict(rules: Rules) -> dict[str, Any]:
-    """Rule options as stored in the database."""
-    return {
-        "edition": rules.edition.value,
-        "build_anywhere": rules.build_anywhere,
-        "civil_disorder": rules.civil_disorder.value,
-        "retreat_priority": rules.retreat_priority,
-        "implied_orders": rules.implied_orders,
-        "proxies": rules.proxies,
-        "victory_centres": rules.victory_centres,
-    }
-
-
-def rules_from_dict(data: dict[str, Any]) -> Rules:
-    """The inverse of :func:`rules_to_dict`."""
-    return Rules(
-        edition=Edition(data.get("edition", "2023")),
-        build_anywhere=bool(data.get("build_anywhere", False)),
-        civil_disorder=CivilDisorder(data.get("civil_disorder", "edition")),
-        retreat_priority=bool(data.get("retreat_priority", False)),
-        implied_orders=bool(data.get("implied_orders", False)),
-        proxies=bool(data.get("proxies", False)),
-        victory_centres=int(data.get("victory_centres", 18)),
-    )
+    def deadline_utc(self, zone: str) -> datetime | None:
+        """The file's ``deadline`` (aware, UTC), a naive one read in ``zone``, the game's
+        (see :func:`judge.services.game_settings.game_zone`)."""
+        if self.deadline is None:
+            return None
+        when = self.deadline
+        if when.tzinfo is None:
+            when = when.replace(tzinfo=ZoneInfo(zone))
+        return when.astimezone(ZoneInfo("UTC"))
 
 
 _GAME_KEYS = {
@@ -426,18 +552,13 @@ _OPTION_KEYS = {
     "proxies": bool,
     "victory_centres": int,
 }
-_DEFAULT_DEADLINES = {
-    "movement": Deadline(48.0),
-    "retreat": Deadline(24.0),
-    "adjustment": Deadline(24.0),
-}
 
 EXAMPLE = """\
 [game]
 name = "winter01"          # lowercase letters, digits, - and _
 rules = "2023"             # or "2000"
 press = "white"            # none, white, grey or fake
-timezone = "Europe/London"
+timezone = "Europe/London" # default: the judge's ([judge] timezone)
 start = "manual"           # or "auto": start when the file names all seven players
 
 [deadlines]                # hours after the phase starts, optionally at a time of day
@@ -456,7 +577,11 @@ France = { address = "bob@example.org", password = "optional" }
 
 
 def load_game_config(path: Path) -> GameConfig:
-    """Read and check a game file; raise :class:`ConfigError` naming the key and the fix."""
+    """Read and check a game file; raise :class:`ConfigError` naming the key and the fix.
+
+    Only the keys the file has are read: what it leaves out gets the default of
+    :class:`GameSettings` or :class:`~judge.engine.rules.Rules`.
+    """
     data = _read_toml(path)
     where = str(path)
     for key in data:
@@ -482,82 +607,42 @@ def load_game_config(path: Path) -> GameConfig:
     variant = game.get("variant", "standard")
     if variant != "standard":
         raise ConfigError(f'{where}: [game] variant: only "standard" is available, got {variant!r}')
-    edition_text = str(game.get("rules", "2023"))
-    try:
-        edition = Edition(edition_text)
-    except ValueError:
-        raise ConfigError(
-            f'{where}: [game] rules: use "2023" or "2000", got {edition_text!r}'
-        ) from None
-    options = game.get("options", {})
-    if not isinstance(options, dict):
-        raise ConfigError(f"{where}: [game.options] must be a table")
-    checked: dict[str, Any] = {}
-    for key, value in options.items():
-        kind = _OPTION_KEYS.get(key)
-        if kind is None:
+    rules = _rules(game, where)
+    settings: dict[str, Any] = {}
+    if "press" in game:
+        press = game["press"]
+        if press not in PRESS_KINDS:
             raise ConfigError(
-                f"{where}: [game.options] {key}: unknown option; known: {sorted(_OPTION_KEYS)}"
+                f"{where}: [game] press: use one of {', '.join(PRESS_KINDS)}, got {press!r}"
             )
-        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
-            raise ConfigError(
-                f"{where}: [game.options] {key}: expected {kind.__name__}, got {value!r}"
-            )
-        checked[key] = value
-    try:
-        civil = CivilDisorder(checked.pop("civil_disorder", "edition"))
-    except ValueError:
-        raise ConfigError(
-            f'{where}: [game.options] civil_disorder: use "edition" or "house"'
-        ) from None
-    if not 1 <= checked.get("victory_centres", 18) <= 34:
-        raise ConfigError(f"{where}: [game.options] victory_centres: must be between 1 and 34")
-    rules = Rules(edition=edition, civil_disorder=civil, **checked)
-    press = game.get("press", "white")
-    if press not in PRESS_KINDS:
-        raise ConfigError(
-            f"{where}: [game] press: use one of {', '.join(PRESS_KINDS)}, got {press!r}"
-        )
-    timezone = _zone(game.get("timezone", "UTC"), f"{where}: [game] timezone")
-    start = game.get("start", "manual")
-    if start not in ("manual", "auto"):
-        raise ConfigError(f'{where}: [game] start: use "manual" or "auto", got {start!r}')
+        settings["press"] = Press(press)
+    if "timezone" in game:
+        settings["timezone"] = _zone(game["timezone"], f"{where}: [game] timezone")
+    if "start" in game:
+        start = game["start"]
+        if start not in ("manual", "auto"):
+            raise ConfigError(f'{where}: [game] start: use "manual" or "auto", got {start!r}')
+        settings["autostart"] = start == "auto"
+    deadline = _file_deadline(game, where)
+    if "nmr" in game:
+        nmr = game["nmr"]
+        if nmr not in tuple(Nmr):
+            raise ConfigError(f'{where}: [game] nmr: use "process" or "wait", got {nmr!r}')
+        settings["nmr"] = Nmr(nmr)
+    if "anonymous" in game:
+        if not isinstance(game["anonymous"], bool):
+            raise ConfigError(f"{where}: [game] anonymous: use true or false")
+        settings["anonymous"] = game["anonymous"]
 
-    deadline_value = game.get("deadline")
-    deadline: datetime | None = None
-    if deadline_value is not None:
-        if isinstance(deadline_value, datetime):
-            deadline = deadline_value
-        elif isinstance(deadline_value, str):
-            try:
-                deadline = datetime.fromisoformat(deadline_value.strip())
-            except ValueError:
-                deadline = None
-        if deadline is None:
-            raise ConfigError(
-                f'{where}: [game] deadline: expected a date and time such as "2026-11-28 20:00" '
-                "(in the game's time zone)"
-            )
-        if deadline.tzinfo is None:
-            deadline = deadline.replace(tzinfo=ZoneInfo(timezone))
-        deadline = deadline.astimezone(ZoneInfo("UTC"))
-    nmr = game.get("nmr", "process")
-    if nmr not in ("process", "wait"):
-        raise ConfigError(f'{where}: [game] nmr: use "process" or "wait", got {nmr!r}')
-    anonymous = game.get("anonymous", False)
-    if not isinstance(anonymous, bool):
-        raise ConfigError(f"{where}: [game] anonymous: use true or false")
-
-    deadlines = dict(_DEFAULT_DEADLINES)
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
         raise ConfigError(f"{where}: [deadlines] must be a table")
     for key, value in table.items():
-        if key not in deadlines:
+        if key not in DEADLINE_KINDS:
             raise ConfigError(
                 f"{where}: [deadlines] {key}: unknown phase type; use movement, retreat, adjustment"
             )
-        deadlines[key] = _deadline(value, f"{where}: [deadlines] {key}")
+        settings[key] = _deadline(value, getattr(_DEFAULTS, key), f"{where}: [deadlines] {key}")
 
     master = data.get("master", {})
     if not isinstance(master, dict):
@@ -592,23 +677,77 @@ def load_game_config(path: Path) -> GameConfig:
         path=path,
         rules=rules,
         variant=variant,
-        press=press,
-        timezone=timezone,
-        autostart=start == "auto",
-        nmr=nmr,
-        anonymous=anonymous,
+        settings=dataclasses.replace(_DEFAULTS, **settings),
         deadline=deadline,
-        deadlines=deadlines,
         master_address=master_address,
         master_password=master_password,
         players=tuple(sorted(players, key=lambda p: p.power)),
     )
 
 
+def _rules(game: dict[str, Any], where: str) -> Rules:
+    """The rule options of ``[game]`` (``rules`` and ``[game.options]``)."""
+    checked: dict[str, Any] = {}
+    if "rules" in game:
+        edition_text = str(game["rules"])
+        try:
+            checked["edition"] = Edition(edition_text)
+        except ValueError:
+            raise ConfigError(
+                f'{where}: [game] rules: use "2023" or "2000", got {edition_text!r}'
+            ) from None
+    options = game.get("options", {})
+    if not isinstance(options, dict):
+        raise ConfigError(f"{where}: [game.options] must be a table")
+    for key, value in options.items():
+        kind = _OPTION_KEYS.get(key)
+        if kind is None:
+            raise ConfigError(
+                f"{where}: [game.options] {key}: unknown option; known: {sorted(_OPTION_KEYS)}"
+            )
+        if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            raise ConfigError(
+                f"{where}: [game.options] {key}: expected {kind.__name__}, got {value!r}"
+            )
+        checked[key] = value
+    if "civil_disorder" in checked:
+        try:
+            checked["civil_disorder"] = CivilDisorder(checked["civil_disorder"])
+        except ValueError:
+            raise ConfigError(
+                f'{where}: [game.options] civil_disorder: use "edition" or "house"'
+            ) from None
+    if "victory_centres" in checked and not 1 <= checked["victory_centres"] <= 34:
+        raise ConfigError(f"{where}: [game.options] victory_centres: must be between 1 and 34")
+    return Rules(**checked)
+
+
+def _file_deadline(game: dict[str, Any], where: str) -> datetime | None:
+    """``[game] deadline`` as written (see :attr:`GameConfig.deadline`)."""
+    value = game.get("deadline")
+    if value is None:
+        return None
+    deadline: datetime | None = None
+    if isinstance(value, datetime):
+        deadline = value
+    elif isinstance(value, str):
+        try:
+            deadline = datetime.fromisoformat(value.strip())
+        except ValueError:
+            deadline = None
+    if deadline is None:
+        raise ConfigError(
+            f'{where}: [game] deadline: expected a date and time such as "2026-11-28 20:00" '
+            "(in the game's time zone)"
+        )
+    return deadline
+
+
 _DAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 
 
-def _deadline(value: object, where: str) -> Deadline:
+def _deadline(value: object, default: Deadline, where: str) -> Deadline:
+    """A ``[deadlines]`` entry; what it leaves out keeps ``default`` (the kind's)."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
         value = {"hours": value}
     if not isinstance(value, dict):
@@ -619,35 +758,37 @@ def _deadline(value: object, where: str) -> Deadline:
         raise ConfigError(
             f"{where}: unknown key {sorted(unknown)[0]!r}; use {', '.join(sorted(known))}"
         )
+    given: dict[str, Any] = {}
 
-    def number(key: str, default: float, low: float, high: float, unit: str) -> float:
-        got = value.get(key, default)
+    def number(key: str, low: float, high: float, unit: str) -> None:
+        if key not in value:
+            return
+        got = value[key]
         if not isinstance(got, (int, float)) or isinstance(got, bool) or not low <= got <= high:
             raise ConfigError(f"{where}: {key}: expected {unit} from {low:g} to {high:g}")
-        return float(got)
+        given[key] = float(got)
 
-    hours = number("hours", 48.0, 0.0, 24 * 60, "a number of hours")
-    if hours <= 0:
+    number("hours", 0.0, 24 * 60, "a number of hours")
+    if given.get("hours") == 0:
         raise ConfigError(f"{where}: hours must be more than 0 and at most 1440")
     at = value.get("at")
     if at is not None and (not isinstance(at, str) or not _TIME.match(at)):
         raise ConfigError(f'{where}: at: expected a time of day "HH:MM", got {at!r}')
-    days_value = value.get("days", list(_DAYS))
-    if (
-        not isinstance(days_value, list)
-        or not days_value
-        or any(not isinstance(d, str) or d.lower()[:3] not in _DAYS for d in days_value)
-    ):
-        raise ConfigError(f'{where}: days: expected weekdays such as ["mon", "wed", "fri"]')
-    days = tuple(sorted({_DAYS.index(d.lower()[:3]) for d in days_value}))
-    return Deadline(
-        hours,
-        at,
-        days,
-        grace=number("grace", 0.0, 0.0, 24 * 14, "hours"),
-        early=number("early", 10.0, 0.0, 24 * 60, "minutes"),
-        remind=number("remind", 0.0, 0.0, 24 * 14, "hours"),
-    )
+    if at is not None:
+        given["at"] = at
+    if "days" in value:
+        days_value = value["days"]
+        if (
+            not isinstance(days_value, list)
+            or not days_value
+            or any(not isinstance(d, str) or d.lower()[:3] not in _DAYS for d in days_value)
+        ):
+            raise ConfigError(f'{where}: days: expected weekdays such as ["mon", "wed", "fri"]')
+        given["days"] = tuple(sorted({_DAYS.index(d.lower()[:3]) for d in days_value}))
+    number("grace", 0.0, 24 * 14, "hours")
+    number("early", 0.0, 24 * 60, "minutes")
+    number("remind", 0.0, 24 * 14, "hours")
+    return dataclasses.replace(default, **given)
 
 
 def _address(value: object, where: str) -> str:

@@ -139,7 +139,8 @@ class Game(Base):
     variant: Mapped[str] = mapped_column(String, default="standard")
     #: Rule options: edition, build_anywhere, civil_disorder, retreat_priority, ...
     rules: Mapped[dict[str, Any]] = mapped_column(default=dict)
-    #: Everything else from the config file: press, timezone, deadlines, ...
+    #: Everything else from the config file: press, timezone, deadlines, ... (written and
+    #: read as :class:`judge.config.GameSettings`, see judge/services/game_settings.py).
     settings: Mapped[dict[str, Any]] = mapped_column(default=dict)
     status: Mapped[str] = mapped_column(String, default=GameStatus.FORMING, index=True)
     #: The current phase code, e.g. "S1901M"; None before the game starts.

@@ -18,13 +18,17 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import (
     Game,
+    GameStatus,
     InboundMessage,
+    InboundState,
+    NoticeKind,
     NoticeRecord,
     OrderRecord,
     OutboundMessage,
     OutboundState,
     PhaseRecord,
     Player,
+    PlayerStatus,
     SignonGuard,
 )
 
@@ -54,7 +58,7 @@ def games_by_name(session: Session) -> list[Game]:
     return list(session.scalars(select(Game).order_by(Game.name)))
 
 
-def games_with_status(session: Session, status: str) -> list[Game]:
+def games_with_status(session: Session, status: GameStatus) -> list[Game]:
     """The games whose status is ``status``."""
     return list(session.scalars(select(Game).where(Game.status == status)))
 
@@ -64,7 +68,11 @@ def games_with_deadlines(session: Session) -> list[Game]:
     return list(
         session.scalars(
             select(Game)
-            .where(Game.status == "active", Game.deadline.is_not(None), Game.phase.is_not(None))
+            .where(
+                Game.status == GameStatus.ACTIVE,
+                Game.deadline.is_not(None),
+                Game.phase.is_not(None),
+            )
             .order_by(Game.name)
         )
     )
@@ -107,7 +115,8 @@ def processed_phases(session: Session, game_id: int) -> list[PhaseRecord]:
 def players_of(
     session: Session, game_id: int, *, status: str | None = None, not_status: str | None = None
 ) -> list[Player]:
-    """A game's players: all, or those with ``status``, or those without ``not_status``."""
+    """A game's players: all, or those with ``status``, or those without ``not_status``
+    (:class:`~judge.db.models.PlayerStatus` values)."""
     statement = select(Player).where(Player.game_id == game_id)
     if status is not None:
         statement = statement.where(Player.status == status)
@@ -120,7 +129,7 @@ def someone_waits(session: Session, game_id: int) -> bool:
     """Whether an active player of the game has SET WAIT."""
     found = session.scalar(
         select(Player.id).where(
-            Player.game_id == game_id, Player.wait.is_(True), Player.status == "active"
+            Player.game_id == game_id, Player.wait.is_(True), Player.status == PlayerStatus.ACTIVE
         )
     )
     return found is not None
@@ -208,7 +217,7 @@ def insert_orders(session: Session, rows: Sequence[dict[str, Any]]) -> None:
 
 
 def notice_sent(
-    session: Session, game_id: int, seq: int, kind: str, player_id: int, day: int
+    session: Session, game_id: int, seq: int, kind: NoticeKind, player_id: int, day: int
 ) -> bool:
     """Whether this notice was recorded as sent already."""
     found = session.scalar(
@@ -251,12 +260,16 @@ def insert_inbound(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_INBOUND), list(rows))
 
 
+#: The states of stored mail still to process (a parked message is not tried again).
+_TO_PROCESS = (InboundState.NEW, InboundState.FAILED)
+
+
 def pending_inbound(session: Session) -> list[tuple[int, int]]:
     """The stored messages still to process (new, or failed and not parked), oldest
     first: (id, attempts so far)."""
     rows = session.execute(
         select(InboundMessage.id, InboundMessage.attempts)
-        .where(InboundMessage.state.in_(("new", "failed")))
+        .where(InboundMessage.state.in_(_TO_PROCESS))
         .order_by(InboundMessage.id)
     )
     return [(inbound_id, attempts) for inbound_id, attempts in rows]
@@ -269,7 +282,7 @@ def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> N
             update(_INBOUND)
             .where(
                 _INBOUND.c.id.in_(ids[start : start + _IN_CHUNK]),
-                _INBOUND.c.state.in_(("new", "failed")),
+                _INBOUND.c.state.in_(_TO_PROCESS),
             )
             .values(attempts=_INBOUND.c.attempts + step)
         )
@@ -280,7 +293,7 @@ def inbound_raws(session: Session, ids: Sequence[int]) -> dict[int, tuple[bytes,
     as received, by id."""
     rows = session.execute(
         select(_INBOUND.c.id, _INBOUND.c.raw, _INBOUND.c.size).where(
-            _INBOUND.c.id.in_(ids), _INBOUND.c.state.in_(("new", "failed"))
+            _INBOUND.c.id.in_(ids), _INBOUND.c.state.in_(_TO_PROCESS)
         )
     )
     return {i: (raw, size if size is not None else len(raw)) for i, raw, size in rows}

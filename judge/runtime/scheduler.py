@@ -21,9 +21,9 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game
+from judge.db.models import Game, GameStatus
 from judge.db.session import make_engine
-from judge.services.games import phase_spec
+from judge.services.game_settings import phase_deadline
 
 log = logging.getLogger("judge.scheduler")
 
@@ -45,11 +45,10 @@ def wake(url: str) -> None:
 def next_moment(game: Game, now: datetime) -> datetime | None:
     """The next time something may be due for ``game``: a reminder, the deadline, or the
     end of each day of grace."""
-    if game.status != "active" or game.deadline is None or game.phase is None:
+    if game.status != GameStatus.ACTIVE or game.deadline is None or game.phase is None:
         return None
-    spec = phase_spec(game)
-    grace = float(spec.get("grace", 0.0))
-    remind = float(spec.get("remind", 0.0))
+    spec = phase_deadline(game)
+    grace, remind = spec.grace, spec.remind
     moments = [game.deadline + timedelta(hours=h) for h in range(0, int(grace) + 1, 24)]
     moments.append(game.deadline + timedelta(hours=grace))
     if remind:
@@ -61,7 +60,7 @@ def next_moment(game: Game, now: datetime) -> datetime | None:
 def wanted_jobs(session: Session, now: datetime) -> dict[str, datetime]:
     """Job id -> run time for every active game, from the database."""
     wanted: dict[str, datetime] = {}
-    for game in queries.games_with_status(session, "active"):
+    for game in queries.games_with_status(session, GameStatus.ACTIVE):
         moment = next_moment(game, now)
         if moment is not None:
             wanted[f"deadline:{game.name}"] = moment

@@ -42,7 +42,8 @@ from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
 from judge.runtime.sender import SentJournal, deliver_pending
 from judge.services.game_files import load_new_games, reload_configs
 from judge.services.games import due_games, process_game
-from judge.services.inbound import process_pending, receive_many
+from judge.services.inbound import process_pending
+from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
 
 log = logging.getLogger("judge.serve")

@@ -2,37 +2,39 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, time, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from judge.config import GameSettings, JudgeSettings, settings_from_json
 from judge.engine.phases import PhaseKind
 
-_KIND_KEYS = {
-    PhaseKind.MOVEMENT: "movement",
-    PhaseKind.RETREAT: "retreat",
-    PhaseKind.ADJUSTMENT: "adjustment",
-}
-_DEFAULT_HOURS = {"movement": 48.0, "retreat": 24.0, "adjustment": 24.0}
 
-
-def next_deadline(now: datetime, kind: PhaseKind, settings: dict[str, Any]) -> datetime:
+def next_deadline(
+    now: datetime,
+    kind: PhaseKind,
+    settings: GameSettings | Mapping[str, Any],
+    zone: str | None = None,
+) -> datetime:
     """The deadline of a phase of ``kind`` starting at ``now`` (aware UTC in and out).
 
     ``hours`` after ``now``, then moved forward to the next ``at`` time of day in the
     game's zone when one is configured (wall-clock time, so daylight saving is honoured).
+    ``zone`` is the game's zone as :func:`judge.services.game_settings.game_zone` resolves
+    it; left out, the settings' own zone, or the judge's default default (UTC).  A stored
+    settings dict is still taken for callers not moved to the typed value yet.
     """
     if now.tzinfo is None:
         raise ValueError("next_deadline needs an aware datetime")
-    key = _KIND_KEYS[kind]
-    spec = settings.get("deadlines", {}).get(key, {})
-    hours = float(spec.get("hours", _DEFAULT_HOURS[key]))
-    zone = ZoneInfo(settings.get("timezone", "UTC"))
-    days = set(spec.get("days", range(7))) or set(range(7))
-    due = (now + timedelta(hours=hours)).astimezone(zone)
-    at = spec.get("at")
-    if at:
-        hh, mm = (int(x) for x in at.split(":"))
+    if not isinstance(settings, GameSettings):
+        settings = settings_from_json(settings)
+    spec = settings.deadline(kind)
+    tz = ZoneInfo(zone or settings.timezone or JudgeSettings.timezone)
+    days = set(spec.days) or set(range(7))
+    due = (now + timedelta(hours=spec.hours)).astimezone(tz)
+    if spec.at:
+        hh, mm = (int(x) for x in spec.at.split(":"))
         wall = time(hh, mm)
     else:
         wall = due.timetz().replace(tzinfo=None)
@@ -41,7 +43,7 @@ def next_deadline(now: datetime, kind: PhaseKind, settings: dict[str, Any]) -> d
     # daylight-saving change keeps "20:00" at 20:00.
     for offset in range(8):
         day = due.date() + timedelta(days=offset)
-        candidate = datetime.combine(day, wall, tzinfo=zone)
+        candidate = datetime.combine(day, wall, tzinfo=tz)
         if candidate >= due.replace(microsecond=0) - timedelta(seconds=1) and day.weekday() in days:
             due = candidate
             break

@@ -25,16 +25,22 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import ConfigError, GameConfig, load_game_config, rules_to_dict
+from judge.config import (
+    ConfigError,
+    GameConfig,
+    load_game_config,
+    rules_to_dict,
+    settings_to_json,
+)
 from judge.db import queries
-from judge.db.models import Game, Player
+from judge.db.models import Game, GameStatus, Player, PlayerStatus
 from judge.engine.board import standard_map
 from judge.presenters import format_deadline
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
+from judge.services.game_settings import game_zone, player_zone
 from judge.services.games import (
     find_game,
-    game_zone,
     notify_master,
     set_deadline,
     start_game,
@@ -73,7 +79,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
         game = Game(
             name=config.name,
             variant=config.variant,
-            status="forming",
+            status=GameStatus.FORMING,
             seq=0,
             created_at=now,
             updated_at=now,
@@ -86,7 +92,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     else:
         # Loaded by a judge that kept no record, and edited since: what the old file said
         # is lost, so the players' lines count as applied (see legacy_applied).
-        applied = legacy_applied(session, game, config)
+        applied = legacy_applied(session, game, config, judge)
         changes.append("took the players' lines as already applied (loaded by an older judge)")
     record = _apply_settings(game, config, applied, changes)
     settings = dict(game.settings or {})
@@ -98,7 +104,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     session.flush()
     news: list[str] = []
     record["players"] = _apply_players(session, judge, game, config, applied, changes, news)
-    record["deadline"] = _apply_deadline(session, game, config, applied, changes, news)
+    record["deadline"] = _apply_deadline(session, judge, game, config, applied, changes, news)
     game.file_applied = record
     if news:
         notify_master(
@@ -107,14 +113,16 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
                          f"{', '.join(changes)}.", *news]),
         )  # fmt: skip
     started = False
-    if config.autostart and game.status == "forming" and len(config.players) == 7:
+    if config.settings.autostart and game.status == GameStatus.FORMING and len(config.players) == 7:
         start_game(session, judge, game.name, now)
         started = True
         changes.append("started the game")
     return LoadReport(game.name, created, tuple(changes), started)
 
 
-def legacy_applied(session: Session, game: Game, config: GameConfig) -> dict[str, Any]:
+def legacy_applied(
+    session: Session, game: Game, config: GameConfig, judge: Judge
+) -> dict[str, Any]:
     """What a file loaded by a judge that kept no record is taken to have applied.
 
     The game's own rules, settings and master are what the old judge made of the file (the
@@ -137,14 +145,14 @@ def legacy_applied(session: Session, game: Game, config: GameConfig) -> dict[str
             }
             for seat in config.players
         },
-        "deadline": _legacy_deadline(game, config.deadline),
+        "deadline": _legacy_deadline(game, config.deadline_utc(game_zone(game, judge))),
     }
 
 
 def _legacy_deadline(game: Game, deadline: datetime | None) -> dict[str, Any] | None:
     if deadline is None:
         return None
-    if game.status == "forming":
+    if game.status == GameStatus.FORMING:
         return {"at": deadline.isoformat(), "seq": None}
     return {"at": deadline.isoformat(), "seq": game.seq if game.deadline == deadline else 0}
 
@@ -161,7 +169,7 @@ def _apply_settings(
 ) -> dict[str, Any]:
     """Apply the rule options, settings and master the file changed; the new record."""
     rules = rules_to_dict(config.rules)
-    settings = config.settings()
+    settings = settings_to_json(config.settings)
     for label, new, attr in (("rule options", rules, "rules"), ("settings", settings, "settings")):
         before = applied.get(attr)
         changed = [key for key, value in new.items() if (before or {}).get(key) != value]
@@ -204,7 +212,7 @@ def _apply_players(
     what a line's player set by mail is kept unless the game master changed that very
     field.  ``news`` gets a paragraph for the game master about each such change.
     """
-    running = game.status in ("active", "paused")
+    running = game.status in (GameStatus.ACTIVE, GameStatus.PAUSED)
     seats = {p.power: p for p in queries.players_of(session, game.id)}
     before = applied.get("players", {})
     record: dict[str, Any] = {}
@@ -220,7 +228,7 @@ def _apply_players(
                     password_hash=first_hash,
                     timezone=seat.timezone,
                     wait=False,
-                    status="active",
+                    status=PlayerStatus.ACTIVE,
                     missed=0,
                     created_at=game.updated_at,
                 )
@@ -300,7 +308,7 @@ def _replace(
     )  # fmt: skip
     player.address = address
     player.timezone = timezone
-    player.status = "active"
+    player.status = PlayerStatus.ACTIVE
     player.missed = 0
     player.wait = False
     player.absence_from = player.absence_to = None
@@ -334,6 +342,7 @@ def _tell_reset(session: Session, judge: Judge, game: Game, player: Player, pass
 
 def _apply_deadline(
     session: Session,
+    judge: Judge,
     game: Game,
     config: GameConfig,
     applied: dict[str, Any],
@@ -347,15 +356,16 @@ def _apply_deadline(
     reported and not applied, so a deadline the game master sent by mail since, or one
     moved by an absence, stays.
     """
-    if config.deadline is None:
+    zone = game_zone(game, judge)  # the file's settings are applied already
+    deadline = config.deadline_utc(zone)
+    if deadline is None:
         return None
-    when = config.deadline.isoformat()
+    when = deadline.isoformat()
     last = applied.get("deadline")
-    zone = game_zone(game)
-    text = format_deadline(config.deadline, zone)
+    text = format_deadline(deadline, zone)
     if last is not None and last.get("at") == when:
         seq = last.get("seq")
-        if game.status in ("active", "paused") and seq is not None and seq != game.seq:
+        if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED) and seq not in (None, game.seq):
             record = queries.phase_record(session, game.id, seq) if seq else None
             phase = f"for {record.phase}" if record is not None else "for an earlier phase"
             changes.append(f"deadline {text} is stale: it was {phase}")
@@ -367,12 +377,12 @@ def _apply_deadline(
                 "otherwise remove the key."
             )
         return dict(last)
-    if game.status in ("active", "paused"):
-        if config.deadline != game.deadline:
-            set_deadline(session, game, config.deadline)
+    if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
+        if deadline != game.deadline:
+            set_deadline(session, game, deadline)
             changes.append(f"deadline {text}")
         return {"at": when, "seq": game.seq}
-    if game.status == "forming":
+    if game.status == GameStatus.FORMING:
         return {"at": when, "seq": None}
     return {"at": when, "seq": 0}  # a finished game has no phase to apply it to
 
@@ -393,7 +403,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
         settings = dict(game.settings or {})
         if digest == game.config_digest and game.file_applied is None:
             if _UNUSABLE_LEGACY.get(path) != digest:
-                _record_legacy(session, game, path, digest)
+                _record_legacy(session, judge, game, path, digest)
             continue
         if digest in (game.config_digest, settings.get("rejected_config")):
             continue
@@ -418,7 +428,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     return report
 
 
-def _record_legacy(session: Session, game: Game, path: Path, digest: str) -> None:
+def _record_legacy(session: Session, judge: Judge, game: Game, path: Path, digest: str) -> None:
     """Record an unchanged file of a game loaded by an older judge as applied, quietly, so
     that the game master's next edit is compared with it (see :func:`legacy_applied`)."""
     try:
@@ -429,7 +439,7 @@ def _record_legacy(session: Session, game: Game, path: Path, digest: str) -> Non
         # Not parsed again at every look (every second): only once the file changes.
         _UNUSABLE_LEGACY[path] = digest
         return
-    game.file_applied = legacy_applied(session, game, config)
+    game.file_applied = legacy_applied(session, game, config, judge)
 
 
 #: Unchanged files of games loaded by an older judge that this judge cannot use, by path,
@@ -438,11 +448,11 @@ _UNUSABLE_LEGACY: dict[Path, str] = {}
 
 
 def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
-    zone = game_zone(game)
+    zone = game_zone(game, judge)
     assert game.deadline is not None
-    for player in queries.players_of(session, game.id, not_status="resigned"):
+    for player in queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED):
         lines = [f"The deadline for {game.phase} is now {format_deadline(game.deadline, zone)}."]
-        own = player.timezone or zone
+        own = player_zone(game, player, judge)
         if own != zone:
             lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
         tell_player(

@@ -10,9 +10,9 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import rules_from_dict
+from judge.config import JudgeSettings, Nmr, deadline_to_json, rules_from_dict
 from judge.db import queries
-from judge.db.models import Game, PhaseRecord, Player
+from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.adjudicator import implied_moves as engine_implied_moves
 from judge.engine.board import standard_map
@@ -31,6 +31,8 @@ from judge.presenters import format_deadline, position_report, results_report
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
+from judge.services.game_settings import game_rules, game_settings, phase_deadline, player_zone
+from judge.services.game_settings import game_zone as _game_zone
 from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password
 
@@ -49,9 +51,15 @@ def get_game(session: Session, name: str) -> Game:
     return game
 
 
-def game_zone(game: Game) -> str:
-    """The game's time zone."""
-    return str((game.settings or {}).get("timezone", "UTC"))
+def game_zone(game: Game, judge: Judge | None = None) -> str:
+    """The game's time zone (:func:`judge.services.game_settings.game_zone`).
+
+    Without ``judge`` (for callers not moved yet: inbound.py), a game whose file names no
+    zone gets UTC, the judge's default default, instead of the judge's configured default.
+    """
+    if judge is None:
+        return game_settings(game).timezone or JudgeSettings.timezone
+    return _game_zone(game, judge)
 
 
 def current_phase(session: Session, game: Game) -> PhaseRecord | None:
@@ -108,7 +116,7 @@ def tell_player(
 def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game:
     """Start a forming game: first phase, deadline, and a "game starting" email each."""
     game = get_game(session, name)
-    if game.status != "forming":
+    if game.status != GameStatus.FORMING:
         raise ServiceError(f"game {game.name} has already started")
     players = queries.players_of(session, game.id)
     game_map = standard_map()
@@ -119,10 +127,12 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
             "add them under [players] in the game file and load it again"
         )
     position = Position.initial(game_map)
-    game.status = "active"
+    game.status = GameStatus.ACTIVE
     game.seq = 1
     game.phase = position.phase.code
-    game.deadline = next_deadline(now, position.phase.kind, game.settings or {})
+    game.deadline = next_deadline(
+        now, position.phase.kind, game_settings(game), game_zone(game, judge)
+    )
     pending = (game.file_applied or {}).get("deadline")
     if pending is not None and pending.get("seq") is None:
         # A deadline written in the game file before the start is the first phase's (if
@@ -168,20 +178,20 @@ def welcome(
     game_map = standard_map()
     if position is None:
         position = current_position(session, game)
-    zone = game_zone(game)
+    zone = game_zone(game, judge)
     mail = judge.renderer.render(
         "player/gamestart.txt.j2",
         judge_name=judge.settings.name,
         judge_address=judge.settings.address,
         game_name=game.name,
         variant="Standard",
-        rules_text=f"{(game.rules or {}).get('edition', '2023')} rulebook",
-        press=str((game.settings or {}).get("press", "white")),
+        rules_text=f"{game_rules(game).edition.value} rulebook",
+        press=game_settings(game).press.value,
         power=player.power,
         password=password,
         signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
         deadline_game=format_deadline(game.deadline, zone) if game.deadline else "none set",
-        deadline_player=_player_deadline(game, player),
+        deadline_player=_player_deadline(game, player, judge),
         phase_text=position.phase.describe(),
         position_text=position_report(position),
         master_address=game.master_address,
@@ -194,11 +204,11 @@ def welcome(
     )  # fmt: skip
 
 
-def _player_deadline(game: Game, player: Player) -> str | None:
+def _player_deadline(game: Game, player: Player, judge: Judge) -> str | None:
     if game.deadline is None:
         return None
-    zone = player.timezone or game_zone(game)
-    if zone == game_zone(game):
+    zone = player_zone(game, player, judge)
+    if zone == game_zone(game, judge):
         return None
     return format_deadline(game.deadline, zone)
 
@@ -224,7 +234,7 @@ def process_game(
     Returns the adjudication, or ``None`` when there was nothing to do.
     """
     game = get_game(session, name)
-    if game.status not in ("active", "paused"):
+    if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         return None
     if phase is not None and game.phase != Phase.parse(phase).code:
         return None
@@ -233,7 +243,7 @@ def process_game(
         return None
     position = position_from_document(record.position, standard_map())
     orders = orders_for_phase(session, game)
-    rules = rules_from_dict(game.rules or {})
+    rules = game_rules(game)
     outcome = adjudicate(position, orders, rules)
     report = results_report(game.name, game.seq, outcome)
     # The report is kept with the results so HISTORY prints exactly what players got.
@@ -245,12 +255,12 @@ def process_game(
     for player in players:
         if player.power in orders:
             player.missed = 0
-        elif player.power in owing and player.status == "active":
+        elif player.power in owing and player.status == PlayerStatus.ACTIVE:
             player.missed += 1
             if player.missed >= 2:
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
-                player.status = "civil_disorder"
+                player.status = PlayerStatus.CIVIL_DISORDER
                 notify_master(
                     session, judge, game, now,
                     f"{player.power} is in civil disorder in {game.name}",
@@ -264,11 +274,13 @@ def process_game(
     game.phase = nxt.phase.code
     game.updated_at = now
     if outcome.winner is not None:
-        game.status = "finished"
+        game.status = GameStatus.FINISHED
         game.winner = outcome.winner
         game.deadline = None
     else:
-        game.deadline = next_deadline(now, nxt.phase.kind, game.settings or {})
+        game.deadline = next_deadline(
+            now, nxt.phase.kind, game_settings(game), game_zone(game, judge)
+        )
         respect_absences(session, game)
     session.add(
         PhaseRecord(
@@ -279,7 +291,7 @@ def process_game(
             deadline=game.deadline,
         )
     )
-    zone = game_zone(game)
+    zone = game_zone(game, judge)
     mail = judge.renderer.render(
         "all/results.txt.j2",
         judge_name=judge.settings.name,
@@ -304,14 +316,16 @@ def _next_text(phase: Phase) -> str:
     return f"{kind} for {phase.season.word} of {phase.year}"
 
 
-def game_summary(session: Session, game: Game) -> dict[str, Any]:
-    """Plain facts about a game for LIST and the command line."""
+def game_summary(session: Session, game: Game, judge: Judge | None = None) -> dict[str, Any]:
+    """Plain facts about a game for LIST and the command line (the deadline in the game's
+    zone: pass ``judge`` for its default zone, see :func:`game_zone`)."""
     players = queries.players_of(session, game.id)
+    zone = game_zone(game, judge)
     return {
         "name": game.name,
         "status": game.status,
         "phase": game.phase,
-        "deadline": format_deadline(game.deadline, game_zone(game)) if game.deadline else None,
+        "deadline": format_deadline(game.deadline, zone) if game.deadline else None,
         "players": {p.power: p.status for p in sorted(players, key=lambda p: p.power)},
     }
 
@@ -404,16 +418,14 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     """Games whose current phase should be processed now: the deadline (plus grace) has
     passed, or every order is in, nobody has SET WAIT, and the early delay has run."""
     due: list[tuple[str, str]] = []
-    for game in queries.games_with_status(session, "active"):
+    for game in queries.games_with_status(session, GameStatus.ACTIVE):
         if game.phase is None:
             continue
-        spec = phase_spec(game)
-        if game.deadline is not None and now >= game.deadline + timedelta(
-            hours=float(spec.get("grace", 0.0))
-        ):
+        spec = phase_deadline(game)
+        if game.deadline is not None and now >= game.deadline + timedelta(hours=spec.grace):
             # "wait": with orders missing from an active player the game waits for the
             # game master (a replacement player, or PROCESS by hand).
-            if (game.settings or {}).get("nmr") != "wait" or _active_orders_in(session, game):
+            if game_settings(game).nmr is not Nmr.WAIT or _active_orders_in(session, game):
                 due.append((game.name, game.phase))
             continue
         if queries.someone_waits(session, game.id):
@@ -421,17 +433,16 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
         last = queries.last_order_at(session, game.id, game.seq)
         if last is None and game.deadline is not None:
             continue
-        early = timedelta(minutes=float(spec.get("early", 10.0)))
+        early = timedelta(minutes=spec.early)
         if (last is None or now >= last + early) and orders_complete(session, game):
             due.append((game.name, game.phase))
     return due
 
 
 def phase_spec(game: Game) -> dict[str, Any]:
-    """The game's deadline settings for the kind of its current phase (``[deadlines.*]``)."""
-    key = {"M": "movement", "R": "retreat", "A": "adjustment"}[(game.phase or "S1901M")[-1]]
-    spec = (game.settings or {}).get("deadlines", {}).get(key, {})
-    return spec if isinstance(spec, dict) else {}
+    """The game's deadline settings for the kind of its current phase, as stored: kept for
+    callers not moved yet; read :func:`judge.services.game_settings.phase_deadline`."""
+    return deadline_to_json(phase_deadline(game))
 
 
 def powers_owing(position: Position, game: Game) -> set[str]:
@@ -490,7 +501,7 @@ def notify_signon_locked(
         if registered
         else f"from any address but its registered one ({address})"
     )
-    when = format_deadline(until, game_zone(game))
+    when = format_deadline(until, game_zone(game, judge))
     facts = (
         f"{failures} wrong passwords for {who} were sent within an hour, the last from "
         f"{sender}: sign-ons as {as_who} {scope} are refused, without looking at the "
@@ -537,7 +548,7 @@ def respect_absences(session: Session, game: Game) -> bool:
     if game.deadline is None:
         return False
     moved = False
-    players = queries.players_of(session, game.id, status="active")
+    players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
     for _ in range(len(players) + 1):  # absences may chain
         pushed = False
         for player in players:

@@ -26,7 +26,6 @@ from datetime import datetime, timedelta
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
-from judge.config import rules_from_dict
 from judge.db import queries
 from judge.db.models import Game, NoticeKind, NoticeRecord, Player, PlayerStatus
 from judge.engine.notation import parse_order
@@ -42,13 +41,14 @@ from judge.presenters import (
     phase_heading,
 )
 from judge.services.context import Judge
-from judge.services.games import (
-    current_phase,
-    current_position,
+from judge.services.game_settings import (
+    game_rules,
+    game_settings,
     game_zone,
-    owed,
-    phase_spec,
+    phase_deadline,
+    player_zone,
 )
+from judge.services.games import current_phase, current_position, owed
 from judge.services.outbox import queue_mail
 
 __all__ = ["Standing", "send_late_notices", "send_reminders", "standings"]
@@ -78,7 +78,7 @@ def standings(session: Session, game: Game) -> dict[str, Standing]:
     reverse).
     """
     position = current_position(session, game)
-    rules = rules_from_dict(game.rules or {})
+    rules = game_rules(game)
     kind = position.phase.kind
     orders: dict[str, list[Order]] = {}
     for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
@@ -118,7 +118,7 @@ def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
     queued = 0
     for game in _playing(session):
         assert game.deadline is not None  # _playing selects games with a deadline
-        remind = float(phase_spec(game).get("remind", 0.0) or 0.0)
+        remind = phase_deadline(game).remind
         if remind <= 0 or not game.deadline - timedelta(hours=remind) <= now < game.deadline:
             continue
         position = current_position(session, game)
@@ -165,7 +165,7 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
     queued = 0
     for game in _playing(session):
         assert game.deadline is not None  # _playing selects games with a deadline
-        grace = timedelta(hours=float(phase_spec(game).get("grace", 0.0) or 0.0))
+        grace = timedelta(hours=phase_deadline(game).grace)
         if not game.deadline <= now < game.deadline + grace:
             continue
         day = (now - game.deadline) // _DAY
@@ -175,7 +175,7 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
         late_powers = [p.power for p in players if not owing[p.power].complete]
         if not late_powers:
             continue
-        anonymous = bool((game.settings or {}).get("anonymous", False))
+        anonymous = game_settings(game).anonymous
         process_at = game.deadline + grace
         for player in players:
             is_late = player.power in late_powers
@@ -185,8 +185,8 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
             standing = owing[player.power]
             common = {
                 **_common(judge, game, position, player),
-                "process_game": format_deadline(process_at, game_zone(game)),
-                "process_player": _own_zone(game, player, process_at),
+                "process_game": format_deadline(process_at, game_zone(game, judge)),
+                "process_player": _own_zone(judge, game, player, process_at),
             }
             if is_late:
                 mail = judge.renderer.render(
@@ -246,7 +246,7 @@ def _claim(
     The look-up keeps the common case quiet; the unique key decides a race with another
     process, whose insert wins while ours fails inside a savepoint and changes nothing else.
     """
-    if queries.notice_sent(session, game.id, game.seq, kind.value, player.id, day):
+    if queries.notice_sent(session, game.id, game.seq, kind, player.id, day):
         return False
     try:
         with session.begin_nested():
@@ -277,8 +277,8 @@ def _common(judge: Judge, game: Game, position: Position, player: Player) -> dic
         "phase_text": position.phase.describe(),
         "phase_kind": position.phase.kind.value,
         "power": player.power,
-        "deadline_game": format_deadline(game.deadline, game_zone(game)),
-        "deadline_player": _own_zone(game, player, game.deadline),
+        "deadline_game": format_deadline(game.deadline, game_zone(game, judge)),
+        "deadline_player": _own_zone(judge, game, player, game.deadline),
     }
 
 
@@ -287,10 +287,10 @@ def _heading(game: Game, position: Position) -> str:
     return phase_heading(word, position.phase, game.name, game.seq)
 
 
-def _own_zone(game: Game, player: Player, when: datetime) -> str | None:
+def _own_zone(judge: Judge, game: Game, player: Player, when: datetime) -> str | None:
     """``when`` in the player's own zone, or None when that is the game's zone anyway."""
-    zone = player.timezone or game_zone(game)
-    return None if zone == game_zone(game) else format_deadline(when, zone)
+    zone = player_zone(game, player, judge)
+    return None if zone == game_zone(game, judge) else format_deadline(when, zone)
 
 
 def _and_list(names: list[str]) -> str:

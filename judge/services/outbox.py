@@ -109,7 +109,7 @@ def queue_mail(
         "kind": kind,
         "game_id": game_id,
         "inbound_id": inbound_id,
-        "state": "queued",
+        "state": OutboundState.QUEUED,
         "attempts": 0,
         "created_at": now,
         "secret": secret,

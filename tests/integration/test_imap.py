@@ -22,7 +22,7 @@ from judge.config import ImapSettings
 from judge.db.models import InboundMessage
 from judge.db.session import make_engine, make_sessionmaker, upgrade
 from judge.mail.imap import STORED_KEYWORD, ImapInbox
-from judge.services.inbound import receive
+from judge.services.intake import receive
 
 SEEN = b"\\Seen"
 

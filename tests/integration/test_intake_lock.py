@@ -14,7 +14,7 @@ from support import ROOT, TESTS
 from support.servicekit import at, started_game
 
 from judge.db.models import InboundMessage
-from judge.services.inbound import receive_many
+from judge.services.intake import receive_many
 
 WORKER = """
 import sys

@@ -17,14 +17,8 @@ from support.servicekit import Table, at, started_game
 from judge.db.models import InboundMessage
 from judge.mail.decode import MAX_HEADER_BYTES
 from judge.runtime.bootstrap import App
-from judge.services.inbound import (
-    MAX_ATTEMPTS,
-    STORED_PREFIX_BYTES,
-    process_one,
-    process_pending,
-    receive,
-    receive_many,
-)
+from judge.services.inbound import MAX_ATTEMPTS, process_one, process_pending
+from judge.services.intake import STORED_PREFIX_BYTES, receive, receive_many
 
 #: A worker: process the stored mail once, with ``handle`` poisoned for messages that
 #: carry an ``X-Poison`` header (the kill is the real thing: the process ends at once, in

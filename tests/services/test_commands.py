@@ -329,7 +329,7 @@ def test_parse_commands_never_raises(lines: list[str]) -> None:
 def test_help_and_the_mail_guide_list_every_njudge_command_this_judge_lacks() -> None:
 
     from judge.commands import NJUDGE_SETTINGS
-    from judge.services.inbound import HELP_TEXT
+    from judge.services.conversation import HELP_TEXT
 
     guide = (ROOT / "docs" / "mail.md").read_text(encoding="utf-8")
     flat_help = " ".join(HELP_TEXT.split())

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from judge.config import Deadline, GameSettings
 from judge.engine.phases import PhaseKind
 from judge.services.deadlines import next_deadline, parse_deadline
 
@@ -15,8 +16,10 @@ def utc(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
-def settings(zone: str = "Europe/London", **movement: object) -> dict[str, object]:
-    return {"timezone": zone, "deadlines": {"movement": movement}}
+def settings(
+    zone: str = "Europe/London", *, hours: float, at: str | None = None, days: tuple[int, ...] = ()
+) -> GameSettings:
+    return GameSettings(timezone=zone, movement=Deadline(hours, at, days or Deadline.days))
 
 
 def test_hours_then_the_next_time_of_day() -> None:
@@ -35,7 +38,7 @@ def test_hours_then_the_next_time_of_day() -> None:
 def test_allowed_weekdays() -> None:
     # Mon 23 Nov + 48 h = Wed 25; only Fri and Sun allowed: Fri 27 at 20:00 London.
     got = next_deadline(
-        utc("2026-11-23 12:00"), PhaseKind.MOVEMENT, settings(hours=48, at="20:00", days=[4, 6])
+        utc("2026-11-23 12:00"), PhaseKind.MOVEMENT, settings(hours=48, at="20:00", days=(4, 6))
     )
     assert got == utc("2026-11-27 20:00")
 

@@ -17,7 +17,7 @@ from support.servicekit import Table, started_game
 
 from judge.commands import MAX_COMMANDS
 from judge.runtime.bootstrap import App
-from judge.services.inbound import MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_SUBJECT_ECHO
+from judge.services.replies import MAX_QUOTED_CHARS, MAX_QUOTED_LINES, MAX_SUBJECT_ECHO
 
 WORDS = ("lorem", "ipsum", "dolor", "sit", "amet", "consectetur", "adipiscing", "elit")
 

@@ -19,7 +19,8 @@ from judge.config import JudgeSettings
 from judge.db.models import InboundMessage, OutboundMessage
 from judge.mail.compose import build_email
 from judge.runtime.bootstrap import App, open_app
-from judge.services.inbound import process_one, receive
+from judge.services.inbound import process_one
+from judge.services.intake import receive
 from judge.services.outbox import outgoing_mail
 
 #: What the relay takes off: every header that says "automatic mail, do not answer".

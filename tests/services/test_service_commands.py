@@ -16,14 +16,8 @@ from judge.db.models import Game, InboundMessage, OrderRecord, Player
 from judge.runtime.bootstrap import App
 from judge.services.context import Judge
 from judge.services.game_files import load_game
-from judge.services.inbound import (
-    Stored,
-    process_batch,
-    process_one,
-    process_pending,
-    receive,
-    receive_many,
-)
+from judge.services.inbound import process_batch, process_one, process_pending
+from judge.services.intake import Stored, receive, receive_many
 
 
 @pytest.fixture
@@ -354,7 +348,7 @@ def test_one_failure_in_a_batch_parks_that_message_only(
     app, table = game
     import judge.services.inbound as inbound
 
-    real = inbound.handle
+    real = inbound.handle  # type: ignore[attr-defined]
 
     def sometimes(session: Session, judge: Judge, row: InboundMessage, *rest: Any) -> None:
         if row.message_id == "<c2@x>":

@@ -14,7 +14,7 @@ from support.servicekit import Table, started_game
 from judge.commands import MAX_WORD
 from judge.db.models import OrderRecord, OutboundMessage
 from judge.runtime.bootstrap import App
-from judge.services.inbound import MAX_COPIES_PER_HOUR, SIGNON_MAX_FAILURES
+from judge.services.conversation import MAX_COPIES_PER_HOUR, SIGNON_MAX_FAILURES
 from judge.services.passwords import (
     GENERATED_PASSWORD_LENGTH,
     MAX_PASSWORD_LENGTH,

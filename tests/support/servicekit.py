@@ -13,7 +13,8 @@ from judge.config import JudgeSettings
 from judge.db.models import Game, OutboundMessage, Player
 from judge.runtime.bootstrap import App, open_app
 from judge.services.games import current_position, process_game
-from judge.services.inbound import process_one, receive
+from judge.services.inbound import process_one
+from judge.services.intake import receive
 from support import DATA
 
 GOLDEN = DATA / "golden" / "e2e"

@@ -1,0 +1,48 @@
+"""A game's settings and rules as typed values, read from what is stored with the game.
+
+The game's row keeps them as JSON (``Game.settings``, ``Game.rules``); the services never
+read those dicts themselves but ask here, so that each default is written once (on
+:class:`~judge.config.GameSettings` and :class:`~judge.engine.rules.Rules`) and what older
+judges stored reads back the same.  Time zones are resolved here too: a game that names no
+zone uses the judge's default (``[judge] timezone``), read now rather than copied into the
+game, so changing judge.toml moves every such game along; a player who names none uses
+the game's.
+"""
+
+from __future__ import annotations
+
+from judge.config import Deadline, GameSettings, rules_from_dict, settings_from_json
+from judge.db.models import Game, Player
+from judge.engine.phases import Phase, PhaseKind
+from judge.engine.rules import Rules
+from judge.services.context import Judge
+
+__all__ = ["game_rules", "game_settings", "game_zone", "phase_deadline", "player_zone"]
+
+
+def game_settings(game: Game) -> GameSettings:
+    """The game's settings (press, time zone, deadlines, ...), defaults filled in."""
+    return settings_from_json(game.settings or {})
+
+
+def game_rules(game: Game) -> Rules:
+    """The game's rule options, defaults filled in."""
+    return rules_from_dict(game.rules or {})
+
+
+def game_zone(game: Game, judge: Judge) -> str:
+    """The game's time zone: its own, or the judge's default when it names none."""
+    return game_settings(game).timezone or judge.settings.timezone
+
+
+def player_zone(game: Game, player: Player, judge: Judge) -> str:
+    """The player's time zone: their own (``SET TIMEZONE``, the game file), or the
+    game's (:func:`game_zone`)."""
+    return player.timezone or game_zone(game, judge)
+
+
+def phase_deadline(game: Game) -> Deadline:
+    """The deadline settings for the kind of the game's current phase (movement before
+    the game starts)."""
+    kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
+    return game_settings(game).deadline(kind)

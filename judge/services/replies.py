@@ -1,0 +1,310 @@
+"""The reply to one message: what it says, how much of the message it may quote, and the
+rations that bound how many replies an address gets in an hour."""
+
+from __future__ import annotations
+
+import re
+import textwrap
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
+
+from judge.db import queries
+from judge.db.models import InboundMessage
+from judge.mail.decode import (
+    IncomingMail,
+)
+from judge.services.context import Judge
+from judge.services.outbox import queue_mail
+from judge.services.unit_of_work import UnitOfWork
+
+
+@dataclass
+class Reply:
+    """What the reply will say."""
+
+    paragraphs: list[str] = field(default_factory=list)
+    actions: list[str] = field(default_factory=list)
+    rejected: list[dict[str, str]] = field(default_factory=list)
+    ignored: list[str] = field(default_factory=list)
+    errors: int = 0
+    #: What the message held that was not read, each with the reason (see not_read).
+    not_read: list[str] = field(default_factory=list)
+    #: The message held no line to read at all.
+    nothing_read: bool = False
+    #: The outbox kind of the reply (see :data:`REPLY_KINDS`), which says its ration.
+    kind: str = "reply"
+    #: How many entries of each quoted list were left out of the reply, by list name
+    #: ("ignored", "rejected", "not_read"; see :func:`bound_reply`).
+    left_out: dict[str, int] = field(default_factory=dict)
+
+
+#: What a reply quotes from the message is an excerpt (junk from a forged address must not
+#: come back to that address at full size): each list it quotes (lines not read, lines
+#: refused, what was left out of the message) shows at most this many entries...
+MAX_QUOTED_LINES = 20
+
+
+#: ...each cut to this many characters, and says how much more it left out.
+MAX_QUOTED_CHARS = 200
+
+
+#: The subject echoed in the reply's subject, at most this many characters.
+MAX_SUBJECT_ECHO = 200
+
+
+#: A reason or an action, which may quote a word of the message, at most this many.
+MAX_REASON_CHARS = 500
+
+
+def wrapped(text: str) -> str:
+    """``text`` broken into lines of at most 80 characters, at spaces (not inside the
+    words :func:`keep_together` joined)."""
+    wrapped = textwrap.fill(text, 80, break_long_words=False, break_on_hyphens=False)
+    return wrapped.replace("\xa0", " ")
+
+
+def keep_together(words: str) -> str:
+    """``words`` kept on one line by :func:`wrapped`."""
+    return words.replace(" ", "\xa0")
+
+
+#: The outbox kinds of the reply to one message, each counted in its rations
+#: (:func:`rate_limited`): replies to signed-on mail ...
+SIGNED_KINDS = ("confirm", "reply-signed")
+
+
+#: ... replies to mail that may be a robot's: it carried out no command (nothing in it
+#: was read, or every line was refused), or it answers the judge's own mail without
+#: signing on ("reply-loop"); too large ("refusal") ...
+LOOP_KINDS = ("reply-loop", "refusal")
+
+
+#: ... and every reply to mail that did not sign on.
+UNSIGNED_KINDS = ("reply", *LOOP_KINDS)
+
+
+REPLY_KINDS = (*SIGNED_KINDS, *UNSIGNED_KINDS)
+
+
+def answers_own_mail(mail: IncomingMail, judge: Judge) -> bool:
+    """Whether ``mail`` names one of the judge's own Message-IDs in In-Reply-To or
+    References (a relay may strip the headers that mark automatic mail; these stay)."""
+    domain = judge.settings.address.rpartition("@")[2].strip().lower()
+    if not domain:
+        return False
+    ours = f"@{domain}>"
+    ids = [mail.in_reply_to or "", *mail.references]
+    return any(i.strip().lower().endswith(ours) for i in ids)
+
+
+def rate_limited(
+    session: Session, judge: Judge, address: str, now: datetime, work: UnitOfWork, kind: str
+) -> str | None:
+    """Why a reply of ``kind`` to ``address`` must be held back: the reason, when one of
+    its rations for the last hour is spent; else ``None``.
+
+    Replies to signed-on mail count only against each other: a stranger forging a
+    player's From cannot spend them.  Every other reply counts in ``replies_per_hour``,
+    and those that may be a robot's also in the much smaller ``loop_replies_per_hour``.
+    """
+    if address not in work.replies:
+        count_replies(session, judge, {address}, now, work)
+    counts = work.replies[address]
+    settings = judge.settings
+
+    def spent(kinds: Sequence[str], limit: int) -> bool:
+        return sum(counts.get(k, 0) for k in kinds) >= limit
+
+    if kind in SIGNED_KINDS:
+        if spent(SIGNED_KINDS, settings.signed_replies_per_hour):
+            return (
+                f"rate limit: more than {settings.signed_replies_per_hour} replies an hour "
+                "to signed-on mail"
+            )
+        return None
+    if kind in LOOP_KINDS and spent(LOOP_KINDS, settings.loop_replies_per_hour):
+        return (
+            f"rate limit: more than {settings.loop_replies_per_hour} replies an hour to mail "
+            "that carried out no command, was too large or answered the judge's own mail"
+        )
+    if spent(UNSIGNED_KINDS, settings.replies_per_hour):
+        return f"rate limit: more than {settings.replies_per_hour} replies an hour"
+    return None
+
+
+def count_replies(
+    session: Session, judge: Judge, addresses: set[str], now: datetime, work: UnitOfWork
+) -> None:
+    """Count the replies of the last hour to each of ``addresses``, by kind (one query
+    for all)."""
+    addresses = {a for a in addresses if a not in work.replies}
+    if not addresses:
+        return
+    since = now - timedelta(hours=1)
+    # The replies this transaction queued are counted by note_reply, not by the query:
+    # no flush is needed first.
+    with session.no_autoflush:
+        counts = queries.reply_counts(session, addresses, since, REPLY_KINDS)
+    for address in addresses:
+        work.replies[address] = counts.get(address, {})
+
+
+def note_reply(work: UnitOfWork, address: str, kind: str) -> None:
+    """Count a reply of ``kind`` queued to ``address`` in the transaction's rations, once
+    counted."""
+    counts = work.replies.get(address)
+    if counts is not None:
+        counts[kind] = counts.get(kind, 0) + 1
+
+
+def refuse(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    work: UnitOfWork, paragraphs: list[str],
+) -> str | None:  # fmt: skip
+    """Answer ``mail`` with a refusal of ``paragraphs`` (too large, parked) under the
+    tight loop ration; return why it was not answered (the ration is spent), else None."""
+    spent = rate_limited(session, judge, mail.sender, now, work, "refusal")
+    if spent is None:
+        queue_reply(
+            session, judge, row, mail, now, Reply(paragraphs=paragraphs, kind="refusal"), work
+        )
+        note_reply(work, mail.sender, "refusal")
+    return spent
+
+
+def cut(text: str, limit: int, *, note: bool = True) -> str:
+    """``text``, or its first ``limit`` characters and ``...`` (with ``note``, also how
+    many characters were left out)."""
+    if len(text) <= limit:
+        return text
+    if not note:
+        return text[:limit] + "..."
+    return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
+
+
+# A word longer than a quoted line may be: a run of that many characters and one more.
+_LONG_WORD = re.compile(rf"\S{{{MAX_QUOTED_CHARS}}}\S+")
+
+
+def _explained(text: str) -> str:
+    """A reason or an action for the reply: each word of it longer than
+    :data:`MAX_QUOTED_CHARS` (a word of the message it quotes) cut, and the whole at most
+    :data:`MAX_REASON_CHARS` characters."""
+    text = _LONG_WORD.sub(lambda m: cut(m.group(), MAX_QUOTED_CHARS), text)
+    return cut(text, MAX_REASON_CHARS)
+
+
+def bound_reply(reply: Reply) -> None:
+    """Cut what ``reply`` quotes from the message to an excerpt: at most
+    :data:`MAX_QUOTED_LINES` entries of each list, each of at most
+    :data:`MAX_QUOTED_CHARS` characters (a reason, which may quote a word of the
+    message, at most :data:`MAX_REASON_CHARS`); ``reply.left_out`` counts the entries
+    left out.  A paragraph that repeats an earlier one (the answer to a command written
+    twice) is dropped."""
+    reply.paragraphs = list(dict.fromkeys(reply.paragraphs))
+    reply.actions = [_explained(a) for a in dict.fromkeys(reply.actions)]
+    if len(reply.actions) > MAX_QUOTED_LINES:
+        more = len(reply.actions) - MAX_QUOTED_LINES
+        reply.actions = reply.actions[:MAX_QUOTED_LINES]
+        reply.actions.append(f"({more:,} more lines of this kind are left out of this reply.)")
+    kept = reply.ignored[:MAX_QUOTED_LINES]
+    reply.left_out["ignored"] = len(reply.ignored) - len(kept)
+    reply.ignored = [cut(line, MAX_QUOTED_CHARS) for line in kept]
+    refused = reply.rejected[:MAX_QUOTED_LINES]
+    reply.left_out["rejected"] = len(reply.rejected) - len(refused)
+    reply.rejected = [
+        {"line": cut(r["line"], MAX_QUOTED_CHARS), "reason": _explained(r["reason"])}
+        for r in refused
+    ]
+    unread = reply.not_read[:MAX_QUOTED_LINES]
+    reply.left_out["not_read"] = len(reply.not_read) - len(unread)
+    reply.not_read = [_explained(item) for item in unread]
+    reply.left_out = {name: count for name, count in reply.left_out.items() if count}
+
+
+#: What each list of a reply holds, for the line saying how much of it was left out.
+_LEFT_OUT = {
+    "ignored": ("line not read as orders or commands", "lines not read as orders or commands"),
+    "rejected": ("refused line", "refused lines"),
+    "not_read": ("part not read", "parts not read"),
+}
+
+
+def _left_out_note(name: str, count: int) -> str:
+    """The line saying that ``count`` entries of list ``name`` were left out."""
+    one, many = _LEFT_OUT[name]
+    verb = "is" if count == 1 else "are"
+    return f"({count:,} more {one if count == 1 else many} {verb} left out of this reply.)"
+
+
+def left_out_notes(reply: Reply) -> list[str]:
+    """The lines saying what was left out of the reply's lists, in their order."""
+    return [_left_out_note(name, n) for name in _LEFT_OUT if (n := reply.left_out.get(name))]
+
+
+def more_note(left_out: dict[str, int], name: str) -> str:
+    """A new line saying how much of list ``name`` was left out ("" for nothing)."""
+    return f"\n{_left_out_note(name, left_out[name])}" if left_out.get(name) else ""
+
+
+def not_read_paragraph(items: Sequence[str]) -> str:
+    """The "Not read" list of a reply, wrapped at 76 columns."""
+    lines = ["Not read from your message:"]
+    for item in items:
+        lines.append(
+            textwrap.fill(
+                item, 76, initial_indent="  - ", subsequent_indent="    ",
+                break_long_words=False, break_on_hyphens=False,
+            )
+        )  # fmt: skip
+    return "\n".join(lines)
+
+
+def queue_reply(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    reply: Reply, work: UnitOfWork,
+) -> None:  # fmt: skip
+    paragraphs = list(reply.paragraphs)
+    left_out = reply.left_out
+    for item in reply.rejected:
+        reason = item["reason"]
+        paragraphs.append(f"> {item['line']}\n{reason[:1].upper()}{reason[1:]}.")
+    if "rejected" in left_out:
+        paragraphs.append(more_note(left_out, "rejected").lstrip("\n"))
+    if reply.ignored:
+        paragraphs.append(
+            "These lines were not read as orders or commands:\n"
+            + "\n".join(f"> {line}" for line in reply.ignored)
+            + more_note(left_out, "ignored")
+        )
+    if reply.nothing_read:
+        paragraphs.insert(0, "This judge found no commands or orders in your message.")
+    if reply.not_read:
+        paragraphs.append(not_read_paragraph(reply.not_read) + more_note(left_out, "not_read"))
+    if reply.nothing_read or not paragraphs:
+        paragraphs.append(
+            "Write your commands and orders in the body of the message itself, as plain\n"
+            "text, one per line. Send HELP for how to use this judge."
+        )
+    rendered = judge.renderer.render(
+        "player/reply.txt.j2",
+        judge_name=judge.settings.name,
+        subject_in=mail.subject or "(no subject)",
+        paragraphs=paragraphs,
+        error_count=reply.errors,
+    )
+    queue_mail(
+        session,
+        judge,
+        to=mail.sender,
+        mail=rendered,
+        kind=reply.kind,
+        now=now,
+        inbound_id=row.id,
+        in_reply_to=mail.message_id,
+        references=mail.references,
+        into=work.outbox,
+    )
