@@ -294,7 +294,7 @@ def cmd_reload(args: argparse.Namespace) -> int:
 
 
 def _deliver(app: App) -> None:
-    from judge.services.outbox import deliver_pending
+    from judge.runtime.sender import deliver_pending
 
     deliver_pending(app.sessions, app.judge, app.transport, lambda: datetime.now(UTC))
 

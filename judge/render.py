@@ -24,8 +24,13 @@ from judge.mail.subjects import strip_reply
 
 __all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "reply_subject"]
 
-#: The repository's templates, next to the ``judge`` package.
-TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
+_PACKAGE = Path(__file__).resolve().parent
+#: The judge's templates: inside the package when it is installed from a wheel (the build
+#: maps the checkout's templates/ to judge/templates), else templates/ beside the package
+#: (a source checkout, installed editable).
+TEMPLATE_DIR = (
+    _PACKAGE / "templates" if (_PACKAGE / "templates").is_dir() else _PACKAGE.parent / "templates"
+)
 
 _SUBJECT_PREFIX = "Subject:"
 _LINE_BREAKS = re.compile(r"[\r\n]")

@@ -38,11 +38,16 @@ __all__ = [
     "upgrade",
 ]
 
-# The migrations live at the repository root, beside the package (the project is installed
-# editable), so they are found from any working directory.
-_ROOT = Path(__file__).resolve().parents[2]
+# The migrations live at the top of a source checkout, beside the package; a built package
+# carries them inside as judge/migrations (pyproject.toml maps them in). Either way they are
+# found from any working directory. alembic.ini (for the `alembic` command) is only in a
+# checkout.
+_PACKAGE = Path(__file__).resolve().parents[1]
+_ROOT = _PACKAGE.parent
 ALEMBIC_INI = _ROOT / "alembic.ini"
-MIGRATIONS_DIR = _ROOT / "migrations"
+MIGRATIONS_DIR = (
+    _PACKAGE / "migrations" if (_PACKAGE / "migrations").is_dir() else _ROOT / "migrations"
+)
 
 #: Tables in the judge's database that the migrations do not own (APScheduler creates its
 #: job store itself), so autogenerate must neither drop nor compare them.
@@ -234,8 +239,9 @@ def alembic_config(url: str) -> Config:
     """
     if not (MIGRATIONS_DIR / "env.py").is_file():
         raise FileNotFoundError(
-            f"the judge's migrations are not at {MIGRATIONS_DIR}: install the judge from a "
-            "source checkout with `pip install -e .` so that migrations/ sits beside judge/"
+            f"the judge's migrations are not at {MIGRATIONS_DIR}: reinstall the judge (a "
+            "built package carries them as judge/migrations, a source checkout as migrations/ "
+            "beside judge/)"
         )
     config = Config(str(ALEMBIC_INI)) if ALEMBIC_INI.is_file() else Config()
     config.set_main_option("script_location", str(MIGRATIONS_DIR).replace("%", "%%"))

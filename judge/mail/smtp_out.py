@@ -1,13 +1,13 @@
 """Sending through an SMTP relay (the ``[smtp]`` settings), with the standard library.
 
-:class:`SmtpTransport` is the outbox's :class:`~judge.services.outbox.Transport` for real
-mail. It sorts every failure for the outbox's retry logic, quoting the server's reply:
+:class:`SmtpTransport` is the :class:`~judge.mail.transport.Transport` for real mail. It
+sorts every failure for the sender's retry logic, quoting the server's reply:
 
-- a 4xx reply: :class:`~judge.services.outbox.TransientError`, tried again later;
+- a 4xx reply: :class:`~judge.mail.transport.TransientError`, tried again later;
 - 421, a refused or dropped connection, a timeout, a TLS failure:
-  :class:`~judge.services.outbox.ServerUnavailable` (transient; the run stops);
+  :class:`~judge.mail.transport.ServerUnavailable` (transient; the run stops);
 - a 5xx reply (recipient, sender or message refused, login refused), or a server without
-  STARTTLS when it was asked for: :class:`~judge.services.outbox.PermanentError`.
+  STARTTLS when it was asked for: :class:`~judge.mail.transport.PermanentError`.
 
 One connection serves a whole delivery run: use the transport as a context manager (or
 call :meth:`SmtpTransport.close`) to end it politely.
@@ -19,16 +19,14 @@ import logging
 import smtplib
 import ssl
 import time
-from datetime import datetime
 from types import TracebackType
 from typing import Self
 
 from judge.config import SmtpSettings
-from judge.db.models import OutboundMessage
-from judge.mail.maildir import build_email
+from judge.mail.compose import build_email
 from judge.mail.net import readable, settings_hint
-from judge.services.context import Judge
-from judge.services.outbox import PermanentError, ServerUnavailable, TransientError
+from judge.mail.outgoing import OutgoingMail
+from judge.mail.transport import PermanentError, ServerUnavailable, TransientError
 
 __all__ = ["SmtpTransport", "classify_error"]
 
@@ -111,10 +109,10 @@ def classify_error(
 
 
 class SmtpTransport:
-    """Delivers outbox messages through the relay named by ``settings``.
+    """Delivers outgoing mail through the relay named by ``settings``.
 
-    The envelope sender is the judge's own address; the message is built by
-    :func:`judge.mail.maildir.build_email`, so it carries the outbox's headers
+    The envelope sender is the mail's From address (the judge's own); the message is built
+    by :func:`judge.mail.compose.build_email`, so it carries the outbox's headers
     (Message-ID, Auto-Submitted, X-Auto-Response-Suppress, Precedence, X-Loop,
     In-Reply-To and References on replies).
 
@@ -153,15 +151,13 @@ class SmtpTransport:
     ) -> None:
         self.close()
 
-    def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
-        """Send ``message`` to ``message.to_addr``; raise a classified error on failure."""
-        mail = build_email(message, judge, now)
+    def send(self, mail: OutgoingMail) -> None:
+        """Send ``mail`` to ``mail.to``; raise a classified error on failure."""
+        message = build_email(mail)
         try:
             connection = self._connect()
             # send_message writes CRLF line ends and dot-stuffs; one recipient per message.
-            connection.send_message(
-                mail, from_addr=judge.settings.address, to_addrs=[message.to_addr]
-            )
+            connection.send_message(message, from_addr=mail.from_address, to_addrs=[mail.to])
             self._last_used = time.monotonic()
         except Exception as err:
             # After a failure the session's state is unknown: start afresh next time.
@@ -169,7 +165,7 @@ class SmtpTransport:
             classified = classify_error(
                 err,
                 self.server,
-                message.to_addr,
+                mail.to,
                 self.settings.username,
                 implicit_tls=self.settings.security == "tls",
             )

@@ -10,8 +10,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge.config import JudgeSettings, load_settings
 from judge.db.session import make_engine, make_sessionmaker, upgrade
 from judge.mail.maildir import MaildirTransport
+from judge.mail.transport import Transport
 from judge.services.context import Judge
-from judge.services.outbox import Transport
 
 
 @dataclass

@@ -36,14 +36,15 @@ from typing import Any, Protocol
 
 from judge.config import JudgeSettings
 from judge.db.session import read_only
+from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
+from judge.runtime.sender import SentJournal, deliver_pending
 from judge.services.game_files import load_new_games, reload_configs
 from judge.services.games import due_games, process_game
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
-from judge.services.outbox import SentJournal, Transport, deliver_pending
 
 log = logging.getLogger("judge.serve")
 

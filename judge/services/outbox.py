@@ -1,76 +1,56 @@
 """The outbox: services queue mail here in their own transaction; a sender delivers it.
 
-Delivery is at least once, not exactly once. No mail protocol can make it exactly once:
-if the process dies after the server said 250 and before the "sent" state is committed,
-the next run sends the message again. :func:`deliver_pending` keeps that window to one
-short commit right after each successful send, and every copy carries the same
-Message-ID, so mail clients and receiving servers that deduplicate on it show one.
+Two halves live here, both use cases on the ``outbox`` table:
 
-Failures are sorted by the transport: :class:`TransientError` (SMTP 4xx, the server
-unreachable, a timeout; also any exception a transport did not classify) is retried with a
-growing delay until ``max_attempts``; :class:`PermanentError` (SMTP 5xx) is not retried.
-A message given up is marked ``failed`` and the game's master gets one notice saying which
-mail to whom failed and why; a notice that fails is only logged, so failures never breed.
+- **writing the outbox**, called by every service that sends mail: :func:`queue_mail`
+  (one row, or many collected with ``into`` and written by :func:`insert_outbox`);
+- **the delivery bookkeeping**, called by the sender (:mod:`judge.runtime.sender`, the
+  long-running loop that talks to a transport): which mail is due, claiming it, giving it
+  back, recording it sent or failed (a given-up message tells its game's master), purging
+  sent passwords, and :func:`outgoing_mail`, the plain value a transport is given for a
+  row.  Each of these is one short transaction of its own.
+
+Retrying, the sent-mail journal and the sender's identity (process tokens) are the
+process's business and live with the loop in :mod:`judge.runtime.sender`.
 """
 
 from __future__ import annotations
 
-import fcntl
 import logging
-import os
 import secrets
-import socket
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from datetime import datetime, timedelta
-from pathlib import Path
-from typing import Protocol
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.config import JudgeSettings
 from judge.db import queries
 from judge.db.models import Game, OutboundMessage, OutboundState
 from judge.db.session import read_only
+from judge.mail.outgoing import OutgoingMail
+from judge.mail.transport import PermanentError, TransientError
 from judge.render import RenderedMail
 from judge.services.context import Judge
 
 __all__ = [
-    "CLAIM_BATCH",
-    "CLAIM_TIME",
-    "DEFAULT_MAX_ATTEMPTS",
-    "MAX_RETRY_DELAY",
     "PURGED_BODY",
-    "RETRY_DELAY",
-    "PermanentError",
-    "SentJournal",
-    "ServerUnavailable",
-    "TransientError",
-    "Transport",
-    "backoff",
-    "deliver_pending",
+    "Claimed",
+    "claim_messages",
+    "claimants",
+    "due_message_ids",
+    "insert_outbox",
     "new_message_id",
+    "outgoing_mail",
     "purge_secrets",
     "queue_mail",
-    "sender_gone",
-    "sender_token",
+    "record_failure",
+    "record_sent",
+    "release_claims_of",
+    "release_messages",
 ]
 
 log = logging.getLogger(__name__)
 
-#: Tries per message when the settings have no ``[smtp]`` table (as ``SmtpSettings``).
-DEFAULT_MAX_ATTEMPTS = 8
-#: The wait after the first failed attempt; it doubles after each further one...
-RETRY_DELAY = timedelta(seconds=30)
-#: ...up to this.
-MAX_RETRY_DELAY = timedelta(hours=1)
-#: How long a sender holds a message it has taken: longer than any send can last (an SMTP
-#: conversation is a handful of commands, each with the transport's timeout), so that a
-#: second sender running at the same time never takes it too. A claim names its sender
-#: process (:func:`sender_token`): when that process is gone, the next delivery run on the
-#: same host gives its messages back at once; a sender on another host that died is waited
-#: for this long.
-CLAIM_TIME = timedelta(minutes=10)
-#: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot.
-CLAIM_BATCH = 20
 #: What the body of a mail that carried a password (``secret``) becomes once it is sent
 #: or given up (:func:`purge_secrets`).
 PURGED_BODY = (
@@ -78,21 +58,8 @@ PURGED_BODY = (
     "was sent; the subject, the address and the times are kept.)\n"
 )
 
-
-class TransientError(Exception):
-    """A delivery failure that may go away: the message is tried again later."""
-
-
-class ServerUnavailable(TransientError):
-    """The server cannot be reached or is closing down (connection refused, timeout, 421).
-
-    Every other message of the run would fail the same way, so :func:`deliver_pending`
-    stops the run there: the rest keep their place and their attempts.
-    """
-
-
-class PermanentError(Exception):
-    """A delivery failure that retrying will not mend (an SMTP 5xx): the message is given up."""
+#: A claimed message and the ``next_attempt_at`` it had before the claim.
+Claimed = tuple[OutboundMessage, datetime | None]
 
 
 def new_message_id(judge: Judge, now: datetime) -> str:
@@ -162,123 +129,85 @@ def insert_outbox(session: Session, rows: Sequence[dict[str, object]]) -> None:
         queries.insert_outbox(session, rows)
 
 
-class Transport(Protocol):
-    """Delivers one outbound message; raises on failure.
+def outgoing_mail(message: OutboundMessage, settings: JudgeSettings, now: datetime) -> OutgoingMail:
+    """The mail a transport sends for the outbox row ``message``: from the judge named by
+    ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``.
 
-    Raise :class:`TransientError` (or :class:`ServerUnavailable`) for what may work later and
-    :class:`PermanentError` for what will not; any other exception counts as transient.
+    No attachments yet: the outbox has no column for them (the results map picture will
+    bring one, and fill :attr:`OutgoingMail.attachments` here).
     """
-
-    def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
-        """Deliver ``message``; must be idempotent for the same Message-ID."""
-
-
-def backoff(
-    attempts: int, base: timedelta = RETRY_DELAY, cap: timedelta = MAX_RETRY_DELAY
-) -> timedelta:
-    """The wait after ``attempts`` failed attempts: ``base * 2 ** (attempts - 1)``, at most
-    ``cap``.
-
-    >>> [backoff(n).total_seconds() for n in (1, 2, 3, 7, 8, 100)]
-    [30.0, 60.0, 120.0, 1920.0, 3600.0, 3600.0]
-    """
-    # Floats: a large attempts count must give the cap, not overflow timedelta.
-    seconds = base.total_seconds() * 2.0 ** min(max(attempts - 1, 0), 64)
-    return timedelta(seconds=min(seconds, cap.total_seconds()))
+    return OutgoingMail(
+        from_name=settings.name,
+        from_address=settings.address,
+        to=message.to_addr,
+        subject=message.subject,
+        body=message.body,
+        message_id=message.message_id,
+        date=message.sent_at or now,
+        headers=tuple((str(k), str(v)) for k, v in (message.headers or {}).items()),
+    )
 
 
-def deliver_pending(
-    sessions: sessionmaker[Session],
-    judge: Judge,
-    transport: Transport,
-    now: Callable[[], datetime],
-    limit: int = 500,
-    *,
-    max_attempts: int | None = None,
-    retry_delay: timedelta | None = None,
-    max_retry_delay: timedelta = MAX_RETRY_DELAY,
-    claim_time: timedelta | None = None,
-    should_stop: Callable[[], bool] | None = None,
-    journal: SentJournal | None = None,
-) -> int:
-    """Deliver the queued mail that is due, oldest first; return how many went.
-
-    Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. No
-    database lock is held while the mail server is talking (SQLite locks the whole
-    database for a writer), and each message's outcome has its own short transaction, so
-    one message's failure undoes nothing else:
-
-    1. claim up to :data:`CLAIM_BATCH` messages in one transaction: a compare-and-set
-       counts each one's attempt and moves its ``next_attempt_at`` ``claim_time`` ahead,
-       so a second sender running now skips them;
-    2. send each, outside any transaction;
-    3. commit the outcome at once: ``sent``; or the error and the next try after
-       :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
-       with a notice to the game master, after a :class:`PermanentError` or when
-       ``max_attempts`` attempts have failed.
-
-    ``max_attempts``, ``retry_delay`` and ``claim_time`` default to the ``[smtp]`` settings
-    (``max_attempts``, ``retry_seconds``, ``claim_seconds``), else to
-    :data:`DEFAULT_MAX_ATTEMPTS`, :data:`RETRY_DELAY` and :data:`CLAIM_TIME`.
-
-    A :class:`ServerUnavailable` ends the run after recording it: the other messages
-    would only fail the same way, one timeout each. The messages claimed but not yet tried
-    get their attempt and their ``next_attempt_at`` back, as they do when ``should_stop()``
-    turns true (it is asked before each message).
-
-    With a ``journal``, step 3's "sent" goes to the journal file, and the database learns
-    it once per claimed batch (and first thing in the next run, if the process died in
-    between): one write transaction per batch instead of one per email, which matters on
-    SQLite, where every writer waits for the others.
-    """
-    smtp = judge.settings.smtp
-    if max_attempts is None:
-        max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
-    if retry_delay is None:
-        retry_delay = timedelta(seconds=smtp.retry_seconds) if smtp is not None else RETRY_DELAY
-    if claim_time is None:
-        claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
-    if journal is not None:
-        _record_journal(sessions, journal)
-    started = now()
-    _release_orphans(sessions, started)
+def due_message_ids(sessions: sessionmaker[Session], at: datetime, limit: int) -> list[int]:
+    """The ids of the queued messages due at ``at`` (oldest first), at most ``limit``."""
     with sessions() as session:
         read_only(session)
-        ids = queries.due_outbox_ids(session, started, limit)
-    sent = 0
-    try:
-        for start in range(0, len(ids), CLAIM_BATCH):
-            # The claim also commits what the journal holds: one write transaction a batch.
-            claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
-            for index, (message, _was_due) in enumerate(claimed):
-                if should_stop is not None and should_stop():
-                    _release(sessions, claimed[index:])
-                    return sent
-                message_id = message.id
-                try:
-                    transport.send(message, judge, now())
-                except PermanentError as err:
-                    _record_failure(sessions, judge, message_id, now(), err, retry_in=None)
-                except Exception as err:  # TransientError, and whatever a transport did not sort
-                    retry_in = None
-                    if message.attempts < max_attempts:
-                        retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
-                    _record_failure(sessions, judge, message_id, now(), err, retry_in=retry_in)
-                    if isinstance(err, ServerUnavailable):
-                        log.warning("mail server unavailable, delivery run stopped: %s", err)
-                        _release(sessions, claimed[index + 1 :])
-                        return sent
-                else:
-                    # First thing after the server's 250: the window for a duplicate is
-                    # this write (to the journal, or a commit).
-                    if journal is None or not journal.add(message_id, now()):
-                        _record_sent(sessions, message_id, now())
-                    sent += 1
-    finally:
-        if journal is not None:
-            _record_journal(sessions, journal)
-        purge_secrets(sessions)
-    return sent
+        return list(queries.due_outbox_ids(session, at, limit))
+
+
+def claim_messages(
+    sessions: sessionmaker[Session],
+    message_ids: Sequence[int],
+    at: datetime,
+    until: datetime,
+    owner: str,
+    *,
+    sent: Sequence[tuple[int, datetime]] = (),
+) -> list[Claimed]:
+    """Take the messages ``message_ids`` that are still queued and due, for sending.
+
+    Returns them oldest first, each with the ``next_attempt_at`` it had before (to give it
+    back if the run stops before its turn). The UPDATE's WHERE is the test, so two senders
+    cannot both win a message: on PostgreSQL the second waits for the first's row locks and
+    then finds the rows changed, on SQLite writers take turns. The attempt is counted now,
+    so one that dies with the process still counts; the claim holds them ``until`` then,
+    in the name of ``owner``. ``sent`` (ids and times, from the sender's journal) is
+    recorded in the same transaction.
+    """
+    if not message_ids:
+        return []
+    with sessions() as session, session.begin():
+        queries.mark_sent(session, list(sent))
+        return list(queries.claim_outbox(session, message_ids, at, until, owner=owner))
+
+
+def claimants(sessions: sessionmaker[Session], at: datetime) -> list[str]:
+    """The senders (tokens) holding claims on queued mail at ``at``."""
+    with sessions() as session:
+        read_only(session)
+        return list(queries.outbox_claimants(session, at))
+
+
+def release_claims_of(sessions: sessionmaker[Session], owner: str) -> int:
+    """Give back every message the sender ``owner`` holds; return how many."""
+    with sessions() as session, session.begin():
+        return queries.release_claims_of(session, owner)
+
+
+def release_messages(sessions: sessionmaker[Session], claimed: Sequence[Claimed]) -> None:
+    """Give back messages claimed but not tried: their attempt and their place again."""
+    if not claimed:
+        return
+    with sessions() as session, session.begin():
+        queries.release_outbox(session, claimed)
+
+
+def record_sent(sessions: sessionmaker[Session], sent: Sequence[tuple[int, datetime]]) -> None:
+    """Mark the messages ``sent`` (ids and the times they went) as sent."""
+    if not sent:
+        return
+    with sessions() as session, session.begin():
+        queries.mark_sent(session, list(sent))
 
 
 def purge_secrets(sessions: sessionmaker[Session]) -> int:
@@ -297,112 +226,7 @@ def purge_secrets(sessions: sessionmaker[Session]) -> int:
         return queries.purge_secrets(session, PURGED_BODY)
 
 
-def _claim(
-    sessions: sessionmaker[Session],
-    message_ids: Sequence[int],
-    at: datetime,
-    claim_time: timedelta,
-    journal: SentJournal | None = None,
-) -> list[tuple[OutboundMessage, datetime | None]]:
-    """Take the messages ``message_ids`` that are still queued and due, for sending.
-
-    Returns them oldest first, each with the ``next_attempt_at`` it had before (to give it
-    back if the run stops before its turn). The UPDATE's WHERE is the test, so two senders
-    cannot both win a message: on PostgreSQL the second waits for the first's row locks and
-    then finds the rows changed, on SQLite writers take turns. The attempt is counted now,
-    so one that dies with the process still counts. What ``journal`` holds is committed
-    in the same transaction.
-    """
-    if not message_ids:
-        return []
-    entries = journal.entries() if journal is not None else []
-    with sessions() as session, session.begin():
-        queries.mark_sent(session, entries)
-        claimed = queries.claim_outbox(
-            session, message_ids, at, at + claim_time, owner=sender_token()
-        )
-    if journal is not None and entries:
-        journal.clear()  # committed above
-    return claimed
-
-
-def _process_stat(pid: int) -> tuple[str, str]:
-    """Process ``pid``'s state letter and when it started, in clock ticks since boot
-    (Linux's /proc: the start time tells it from a later process given the same id);
-    ``("", "")`` where that cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rpartition(b")")[2].split()
-        return fields[0].decode(), fields[19].decode()
-    except (OSError, IndexError, UnicodeDecodeError):
-        return "", ""
-
-
-def sender_token(pid: int | None = None) -> str:
-    """The name a sender process's claims carry: host, process id and start time."""
-    pid = os.getpid() if pid is None else pid
-    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
-
-
-def sender_gone(token: str) -> bool:
-    """Whether the sender process named ``token`` (:func:`sender_token`) is known to be
-    gone: it ran on this host and no live process of that id and start time runs now.  A
-    sender on another host is never known gone (its claims run out after ``claim_time``)."""
-    parts = token.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    pid, started = int(parts[1]), parts[2]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass  # someone else's process of that id: compare the start times
-    state, now_started = _process_stat(pid)
-    if state in ("Z", "X"):
-        return True  # dead, not yet reaped by its parent
-    return bool(started) and now_started not in ("", started)
-
-
-def _release_orphans(sessions: sessionmaker[Session], at: datetime) -> None:
-    """Give back at once the messages held by sender processes that are gone (killed
-    between claiming and recording), instead of when their claims run out."""
-    with sessions() as session:
-        read_only(session)
-        owners = [o for o in queries.outbox_claimants(session, at) if sender_gone(o)]
-    for owner in owners:
-        with sessions() as session, session.begin():
-            count = queries.release_claims_of(session, owner)
-        if count:
-            log.warning("%d message(s) held by the sender %s, now gone, given back", count, owner)
-
-
-def _release(
-    sessions: sessionmaker[Session], claimed: Sequence[tuple[OutboundMessage, datetime | None]]
-) -> None:
-    """Give back messages claimed but not tried: their attempt and their place again."""
-    if not claimed:
-        return
-    with sessions() as session, session.begin():
-        queries.release_outbox(session, claimed)
-
-
-def _record_sent(sessions: sessionmaker[Session], message_id: int, at: datetime) -> None:
-    with sessions() as session, session.begin():
-        queries.mark_sent(session, [(message_id, at)])
-
-
-def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
-    """Commit what the journal says was sent, then empty it."""
-    entries = journal.entries()
-    if not entries:
-        return
-    with sessions() as session, session.begin():
-        queries.mark_sent(session, entries)
-    journal.clear()
-
-
-def _record_failure(
+def record_failure(
     sessions: sessionmaker[Session],
     judge: Judge,
     message_id: int,
@@ -490,61 +314,3 @@ def _tell_master(
     queue_mail(
         session, judge, to=game.master_address, mail=mail, kind="notice", now=at, game_id=game.id
     )
-
-
-class SentJournal:
-    """An append-only file of outbox messages sent but not yet marked so in the database.
-
-    A line (``id`` and the time sent) is written right after the server accepted the
-    message, with one ``write`` call: it is in the operating system's hands at once, so it
-    survives the judge being killed, and the next delivery run marks the message sent
-    instead of sending it again.  Only one process may use a journal file: the constructor
-    takes an exclusive lock on it and raises :class:`BlockingIOError` when another process
-    holds it.
-    """
-
-    def __init__(self, path: Path) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        self.path = path
-        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
-        try:
-            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            os.close(self._fd)
-            raise
-
-    def add(self, message_id: int, at: datetime) -> bool:
-        """Note ``message_id`` as sent at ``at``; False if the file could not be written
-        (the caller then records it in the database itself)."""
-        line = f"{message_id} {at.isoformat()}\n".encode()
-        try:
-            return os.write(self._fd, line) == len(line)
-        except OSError as err:
-            log.error("cannot write the sent-mail journal %s: %s", self.path, err)
-            return False
-
-    def entries(self) -> list[tuple[int, datetime]]:
-        """What the journal holds (a line cut short by a crash is skipped)."""
-        os.lseek(self._fd, 0, os.SEEK_SET)
-        chunks = []
-        while chunk := os.read(self._fd, 65536):
-            chunks.append(chunk)
-        result = []
-        # Only whole lines: what follows the last newline was cut off (a power cut).
-        lines = b"".join(chunks).decode("ascii", "replace").split("\n")[:-1]
-        for line in lines:
-            number, _, stamp = line.partition(" ")
-            try:
-                at = datetime.fromisoformat(stamp)
-                result.append((int(number), at))
-            except ValueError:
-                continue
-        return result
-
-    def clear(self) -> None:
-        """Empty the journal (after its entries were committed)."""
-        os.ftruncate(self._fd, 0)
-
-    def close(self) -> None:
-        """Release the lock and the file."""
-        os.close(self._fd)

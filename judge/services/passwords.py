@@ -13,7 +13,7 @@ from collections.abc import Callable
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 
-from judge.engine.notation import MAX_WORD_LENGTH as MAX_WORD
+from judge.engine.notation import MAX_WORD_LENGTH
 
 # Modest cost: a judge verifies a password per message, and tests hash many.
 _HASHER = PasswordHasher(time_cost=2, memory_cost=19 * 1024, parallelism=1)
@@ -25,9 +25,9 @@ GENERATED_PASSWORD_LENGTH = 10
 #: The shortest password SET PASSWORD takes.
 MIN_PASSWORD_LENGTH = 8
 #: The longest (a bound on what is hashed; no one types more): the longest word the
-#: command reader takes (``judge.commands.MAX_WORD``, the order parser's
-#: ``MAX_WORD_LENGTH``), so the two limits say one thing.
-MAX_PASSWORD_LENGTH = MAX_WORD
+#: command reader takes (``judge.engine.notation.MAX_WORD_LENGTH``, which is also
+#: ``judge.commands.MAX_WORD``), so the two limits say one thing.
+MAX_PASSWORD_LENGTH = MAX_WORD_LENGTH
 
 #: Makes a new password; tests inject a deterministic one.
 PasswordMaker = Callable[[], str]

@@ -17,9 +17,9 @@ from support.servicekit import GAME_FILE, Table, at, make_app
 
 from judge.db.models import Game, InboundMessage, OutboundMessage
 from judge.runtime.bootstrap import App
+from judge.runtime.sender import deliver_pending
 from judge.services.game_files import load_game
 from judge.services.games import current_position, start_game
-from judge.services.outbox import deliver_pending
 
 
 @pytest.fixture

@@ -14,7 +14,7 @@ from support import ROOT, TESTS
 from support.servicekit import at, started_game
 
 from judge.db.models import OutboundMessage
-from judge.services.outbox import deliver_pending, sender_gone, sender_token
+from judge.runtime.sender import deliver_pending, sender_gone, sender_token
 
 #: A sender whose mail server never answers: it claims the queued mail and hangs.
 SENDER = """
@@ -22,10 +22,10 @@ import sys, time
 sys.path.insert(0, sys.argv[3])
 from pathlib import Path
 from support.servicekit import at, make_app
-from judge.services.outbox import deliver_pending
+from judge.runtime.sender import deliver_pending
 
 class Hang:
-    def send(self, message, judge, now):
+    def send(self, mail):
         print("sending", flush=True)
         time.sleep(120)
 

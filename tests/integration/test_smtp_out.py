@@ -16,19 +16,13 @@ from support.smtpsink import SmtpSink
 
 from judge.config import JudgeSettings, SmtpSettings
 from judge.db import Game, OutboundMessage, make_engine, make_sessionmaker, upgrade
+from judge.mail.outgoing import OutgoingMail
 from judge.mail.smtp_out import SmtpTransport
+from judge.mail.transport import PermanentError, ServerUnavailable, TransientError
 from judge.render import RenderedMail
+from judge.runtime.sender import CLAIM_BATCH, CLAIM_TIME, SentJournal, deliver_pending
 from judge.services.context import Judge
-from judge.services.outbox import (
-    CLAIM_BATCH,
-    CLAIM_TIME,
-    PermanentError,
-    SentJournal,
-    ServerUnavailable,
-    TransientError,
-    deliver_pending,
-    queue_mail,
-)
+from judge.services.outbox import outgoing_mail, queue_mail
 
 T0 = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 JUDGE = "judge@example.org"
@@ -411,10 +405,10 @@ def test_claimed_messages_not_tried_get_their_turn_back(
         def __init__(self, inner: SmtpTransport) -> None:
             self.inner, self.sent = inner, 0
 
-        def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
+        def send(self, mail: OutgoingMail) -> None:
             if self.sent == stop_at:
                 smtp_sink.stop()
-            self.inner.send(message, judge, now)
+            self.inner.send(mail)
             self.sent += 1
 
     with SmtpTransport(judge.settings.smtp) as transport:
@@ -490,7 +484,7 @@ def test_a_sender_that_dies_mid_send_leaves_the_message_claimed_for_a_while(
     message_id = queue(sessions, judge, "alice@example.org")
 
     class Dying:
-        def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
+        def send(self, mail: OutgoingMail) -> None:
             raise KeyboardInterrupt  # the process ends: nothing is recorded
 
     with pytest.raises(KeyboardInterrupt):
@@ -513,7 +507,7 @@ def test_any_other_exception_is_transient(
     second = queue(sessions, judge, "bob@example.org")
 
     class Broken:
-        def send(self, message: OutboundMessage, judge: Judge, now: datetime) -> None:
+        def send(self, mail: OutgoingMail) -> None:
             raise ValueError("something unexpected")
 
     assert deliver_pending(sessions, judge, Broken(), clock) == 0
@@ -528,9 +522,9 @@ def test_any_other_exception_is_transient(
 # --- the transport alone -----------------------------------------------------------------
 
 
-def sample(to: str = "alice@example.org") -> OutboundMessage:
-    """A detached outbox row, for calling a transport directly."""
-    return OutboundMessage(
+def sample(to: str = "alice@example.org", judge: Judge | None = None) -> OutgoingMail:
+    """The mail of a detached outbox row, for calling a transport directly."""
+    row = OutboundMessage(
         message_id="<sample@example.org>",
         to_addr=to,
         subject="test",
@@ -539,6 +533,7 @@ def sample(to: str = "alice@example.org") -> OutboundMessage:
         kind="reply",
         created_at=T0,
     )
+    return outgoing_mail(row, (judge or Judge()).settings, T0)
 
 
 def test_smtp_replies_are_sorted_into_transient_and_permanent(smtp_sink: SmtpSink) -> None:
@@ -550,19 +545,19 @@ def test_smtp_replies_are_sorted_into_transient_and_permanent(smtp_sink: SmtpSin
     smtp_sink.refuse_next(1, "554 5.6.0 Message rejected as spam")
     with SmtpTransport(judge.settings.smtp) as transport:
         with pytest.raises(PermanentError, match=r"refused the message: 554 5\.6\.0 Message"):
-            transport.send(sample(), judge, T0)
+            transport.send(sample(judge=judge))
         with pytest.raises(PermanentError) as permanent:
-            transport.send(sample("nobody@example.org"), judge, T0)
+            transport.send(sample("nobody@example.org", judge))
         assert str(permanent.value) == (
             f"{server} refused the recipient nobody@example.org: 550 5.1.1 No such user here"
         )
         with pytest.raises(TransientError, match=r"452 4\.2\.2 Mailbox full") as transient:
-            transport.send(sample("full@example.org"), judge, T0)
+            transport.send(sample("full@example.org", judge))
         assert not isinstance(transient.value, ServerUnavailable)
-        transport.send(sample(), judge, T0)
+        transport.send(sample(judge=judge))
         smtp_sink.stop()
         with pytest.raises(ServerUnavailable, match="Connection refused"):
-            transport.send(sample(), judge, T0)
+            transport.send(sample(judge=judge))
     assert len(smtp_sink.received) == 1
 
 
@@ -620,7 +615,7 @@ def test_starttls_failures_wrong_password_and_untrusted_certificate(
         with SmtpSink() as plain:
             transport = SmtpTransport(replace(good.settings.smtp, port=plain.port))
             with pytest.raises(PermanentError, match="STARTTLS extension not supported"):
-                transport.send(sample(), good, T0)
+                transport.send(sample(judge=good))
             assert plain.received == []
 
 

@@ -1,12 +1,16 @@
-"""The outgoing message built from an outbox row: its headers, its body, and that nothing in
-a subject or an address can break out of its header field."""
+"""The message composed from an outgoing-mail value: its headers, its body, its
+attachments, and that nothing in a subject, an address or a file name can break out of its
+header field."""
 
 from __future__ import annotations
 
 import email
 import email.policy
 import smtplib
+import struct
+import zlib
 from collections.abc import Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from email.message import EmailMessage
 
@@ -14,14 +18,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.config import JudgeSettings
-from judge.db import OutboundMessage
-from judge.mail.maildir import build_email
-from judge.services.context import Judge
+from judge.mail.compose import build_email
+from judge.mail.outgoing import Attachment, OutgoingMail
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-JUDGE = Judge(settings=JudgeSettings(name="Diplomacy Judge", address="judge@example.org"))
 HEADERS = {
     "Auto-Submitted": "auto-replied",
     "X-Auto-Response-Suppress": "All",
@@ -32,25 +33,28 @@ HEADERS = {
 }
 
 
-def outbox_row(
+def outgoing(
     subject: str = "Re: orders",
     body: str = "England: Fleet London -> North Sea.\n",
     to: str = "england@example.org",
     headers: dict[str, str] | None = None,
-) -> OutboundMessage:
-    """An unsaved outbox row, a confirmation by default."""
-    return OutboundMessage(
-        message_id="<20261123120000.0123456789abcdef@example.org>",
-        to_addr=to,
+) -> OutgoingMail:
+    """A mail from the Diplomacy Judge, a confirmation by default."""
+    return OutgoingMail(
+        from_name="Diplomacy Judge",
+        from_address="judge@example.org",
+        to=to,
         subject=subject,
         body=body,
-        headers=HEADERS if headers is None else headers,
+        message_id="<20261123120000.0123456789abcdef@example.org>",
+        date=NOW,
+        headers=tuple((HEADERS if headers is None else headers).items()),
     )
 
 
-def written(row: OutboundMessage, judge: Judge = JUDGE) -> bytes:
+def written(mail: OutgoingMail) -> bytes:
     """The message as the Maildir transport writes it."""
-    return build_email(row, judge, NOW).as_bytes()
+    return build_email(mail).as_bytes()
 
 
 def read(raw: bytes) -> EmailMessage:
@@ -79,7 +83,7 @@ def field_names(raw: bytes) -> list[str]:
 
 
 def test_headers_and_plain_body() -> None:
-    raw = written(outbox_row())
+    raw = written(outgoing())
     assert raw.split(b"\n\n", 1)[0].decode().splitlines() == [
         "From: Diplomacy Judge <judge@example.org>",
         "To: england@example.org",
@@ -100,15 +104,15 @@ def test_headers_and_plain_body() -> None:
     assert text_of(read(raw)) == "England: Fleet London -> North Sea.\n"
 
 
-def test_sent_at_is_the_date() -> None:
-    row = outbox_row()
-    row.sent_at = datetime(2026, 11, 20, 8, 30, tzinfo=UTC)
-    assert read(written(row))["Date"] == "Fri, 20 Nov 2026 08:30:00 +0000"
+def test_the_mail_date_is_the_date() -> None:
+    # The outbox row's sent_at becomes the mail's date: tests/services/test_outgoing_mail.py.
+    mail = replace(outgoing(), date=datetime(2026, 11, 20, 8, 30, tzinfo=UTC))
+    assert read(written(mail))["Date"] == "Fri, 20 Nov 2026 08:30:00 +0000"
 
 
 def test_non_ascii_subject_and_body_are_encoded_for_7bit_relays() -> None:
     body = "Armée Paris -> Bourgogne.\nFrom the judge: “good luck”\n.\n"
-    raw = written(outbox_row(subject="Résultats: l'armée", body=body))
+    raw = written(outgoing(subject="Résultats: l'armée", body=body))
     assert raw.isascii()
     message = read(raw)
     assert message["Subject"] == "Résultats: l'armée"
@@ -117,35 +121,33 @@ def test_non_ascii_subject_and_body_are_encoded_for_7bit_relays() -> None:
     # Mostly ASCII stays readable; a body of other scripts is shorter in base64.
     assert b"Arm=C3=A9e Paris -> Bourgogne." in raw
     russian = "Армия Москва -> Севастополь.\n" * 5
-    message = read(written(outbox_row(body=russian)))
+    message = read(written(outgoing(body=russian)))
     assert message["Content-Transfer-Encoding"] == "base64"
     assert text_of(message) == russian
 
 
 def test_from_lines_and_dots_arrive_as_written() -> None:
     body = "From France: A Par-Bur\n.\n..\nFrom \n"
-    raw = written(outbox_row(body=body))
+    raw = written(outgoing(body=body))
     assert b"\nFrom France: A Par-Bur\n" in raw and b">From" not in raw
     assert text_of(read(raw)) == body
 
 
 def test_line_ends_are_normalised_and_a_final_newline_added() -> None:
-    assert text_of(read(written(outbox_row(body="a\r\nb\rc")))) == "a\nb\nc\n"
-    assert text_of(read(written(outbox_row(body="")))) == "\n"
+    assert text_of(read(written(outgoing(body="a\r\nb\rc")))) == "a\nb\nc\n"
+    assert text_of(read(written(outgoing(body="")))) == "\n"
 
 
 def test_long_lines_are_encoded_or_folded() -> None:
     long_id = "<" + "x" * 240 + "@players.example>"
     headers = {**HEADERS, "References": " ".join([long_id] * 30)}
-    row = outbox_row(
-        subject="y" * 2000, body="z" * 5000 + "\n" + "w " * 800 + "\n", headers=headers
-    )
-    raw = written(row)
+    mail = outgoing(subject="y" * 2000, body="z" * 5000 + "\n" + "w " * 800 + "\n", headers=headers)
+    raw = written(mail)
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     message = read(raw)
     assert message["Subject"] == "y" * 2000
     assert " ".join(str(message["References"]).split()) == " ".join([long_id] * 30)
-    assert text_of(message) == row.body
+    assert text_of(message) == mail.body
 
 
 @pytest.mark.parametrize(
@@ -153,7 +155,7 @@ def test_long_lines_are_encoded_or_folded() -> None:
     ["Re: x\r\nBcc: evil@example.net", "Re: x\nBcc: evil@example.net", "x\r\n\r\nbody", "x\r\n"],
 )
 def test_a_subject_cannot_add_a_header(subject: str) -> None:
-    raw = written(outbox_row(subject=subject))
+    raw = written(outgoing(subject=subject))
     assert field_names(raw) == [
         "from", "to", "subject", "date", "message-id", "auto-submitted",
         "x-auto-response-suppress", "precedence", "x-loop", "in-reply-to", "references",
@@ -163,15 +165,15 @@ def test_a_subject_cannot_add_a_header(subject: str) -> None:
 
 
 def test_an_address_cannot_add_a_header() -> None:
-    raw = written(outbox_row(to="england@example.org\r\nBcc: evil@example.net"))
+    raw = written(outgoing(to="england@example.org\r\nBcc: evil@example.net"))
     assert "bcc" not in field_names(raw)
-    judge = Judge(settings=JudgeSettings(name="J\r\nBcc: evil@example.net", address="j@x.org"))
-    assert "bcc" not in field_names(written(outbox_row(), judge))
+    mail = replace(outgoing(), from_name="J\r\nBcc: evil@example.net", from_address="j@x.org")
+    assert "bcc" not in field_names(written(mail))
 
 
 def test_control_characters_and_literal_encoded_words_survive_in_the_subject() -> None:
     for subject in ("=?utf-8?q?x?=", "a\x00b\x1bc", "北京 =?x?q?y?="):
-        raw = written(outbox_row(subject=subject))
+        raw = written(outgoing(subject=subject))
         assert b"\x00" not in raw and b"\x1b" not in raw
         assert read(raw)["Subject"] == subject
 
@@ -182,8 +184,7 @@ def test_display_names_are_quoted_or_encoded() -> None:
         ("Jüdge", "Jüdge <judge@example.org>"),
         ("", "judge@example.org"),
     ]:
-        judge = Judge(settings=JudgeSettings(name=name, address="judge@example.org"))
-        message = read(written(outbox_row(), judge))
+        message = read(written(replace(outgoing(), from_name=name)))
         assert message["From"] == expected
         assert [a.addr_spec for a in message["From"].addresses] == ["judge@example.org"]
 
@@ -217,7 +218,7 @@ class CapturingSMTP(smtplib.SMTP):
 
 def test_send_message_writes_crlf_and_dot_lines_as_they_are() -> None:
     client = CapturingSMTP()
-    mail = build_email(outbox_row(body="A Par-Bur\n.\n"), JUDGE, NOW)
+    mail = build_email(outgoing(body="A Par-Bur\n.\n"))
     client.send_message(mail, from_addr="judge@example.org", to_addrs=["england@example.org"])
     [(raw, options)] = client.sent
     assert options == ()
@@ -225,7 +226,7 @@ def test_send_message_writes_crlf_and_dot_lines_as_they_are() -> None:
 
 
 def test_an_internationalised_recipient_is_written_as_utf8() -> None:
-    mail = build_email(outbox_row(to="jörg@exämple.de"), JUDGE, NOW)
+    mail = build_email(outgoing(to="jörg@exämple.de"))
     assert "To: jörg@exämple.de\n".encode() in mail.as_bytes()
     client = CapturingSMTP()
     client.send_message(mail, from_addr="judge@example.org", to_addrs=["jörg@exämple.de"])
@@ -237,7 +238,7 @@ def test_an_internationalised_recipient_is_written_as_utf8() -> None:
 def test_extra_headers_may_not_repeat_or_be_malformed() -> None:
     for name in ("To", "subject", "Bad Name", "X:Y", ""):
         with pytest.raises(ValueError):
-            build_email(outbox_row(headers={name: "x"}), JUDGE, NOW)
+            build_email(outgoing(headers={name: "x"}))
 
 
 TEXT = st.text(st.characters(codec="utf-8"), max_size=300) | st.sampled_from(
@@ -248,7 +249,7 @@ TEXT = st.text(st.characters(codec="utf-8"), max_size=300) | st.sampled_from(
 @FAST
 @given(subject=TEXT, body=TEXT)
 def test_any_subject_and_body_round_trip(subject: str, body: str) -> None:
-    raw = written(outbox_row(subject=subject, body=body))
+    raw = written(outgoing(subject=subject, body=body))
     assert raw.isascii()
     assert max(len(line) for line in raw.split(b"\n")) <= 998
     assert len(field_names(raw)) == 14
@@ -257,4 +258,147 @@ def test_any_subject_and_body_round_trip(subject: str, body: str) -> None:
     assert text_of(message) == (expected if expected.endswith("\n") else expected + "\n")
     # Line breaks become spaces; a reader may also unfold at other line separators.
     got, want = str(message["Subject"]), subject.replace("\r", " ").replace("\n", " ")
+    assert got.split() == want.split() or "".join(got.split()) == "".join(want.split())
+
+
+# --- attachments ---------------------------------------------------------------------------
+
+
+def png_1x1() -> bytes:
+    """A real PNG: one red pixel."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", 1, 1, 8, 2, 0, 0, 0)
+    pixels = zlib.compress(b"\x00\xff\x00\x00")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", pixels) + chunk(b"IEND", b"")
+    )
+
+
+PNG = png_1x1()
+
+
+def with_picture(filename: str = "map-S1901M.png", data: bytes = PNG) -> OutgoingMail:
+    return replace(outgoing(), attachments=(Attachment(filename, "image/png", data),))
+
+
+def part_fields(raw: bytes, index: int) -> list[str]:
+    """The header field names of body part ``index`` (0: the text) of a multipart mail."""
+    boundary = read(raw).get_boundary()
+    assert boundary is not None
+    part = raw.split(b"--" + boundary.encode() + b"\n")[index + 1]
+    return field_names(part)
+
+
+def test_a_png_attachment_follows_the_text_part() -> None:
+    raw = written(with_picture())
+    assert raw.isascii() and max(len(line) for line in raw.split(b"\n")) <= 78
+    head = raw.split(b"\n\n", 1)[0].decode().splitlines()
+    assert head[:11] == written(outgoing()).split(b"\n\n", 1)[0].decode().splitlines()[:11]
+    assert head[11].startswith('Content-Type: multipart/mixed; boundary="=_judge_')
+    assert head[12:] == ["MIME-Version: 1.0"]
+    message = read(raw)
+    assert message.get_content_type() == "multipart/mixed"
+    text, picture = message.iter_parts()
+    assert text.get_content_type() == "text/plain"
+    assert text.get_content() == "England: Fleet London -> North Sea.\n"
+    assert text_of(message) == "England: Fleet London -> North Sea.\n"
+    assert picture.get_content_type() == "image/png"
+    assert picture.get_content_disposition() == "attachment"
+    assert picture.get_filename() == "map-S1901M.png"
+    assert picture["Content-Transfer-Encoding"] == "base64"
+    assert picture.get_content() == PNG
+    assert part_fields(raw, 1) == [
+        "content-type", "content-transfer-encoding", "content-disposition",
+    ]  # fmt: skip
+    # The same mail is the same bytes (a copy sent again, at least once delivery).
+    assert written(with_picture()) == raw
+
+
+def test_several_attachments_keep_their_order_and_bytes() -> None:
+    blobs = [bytes(range(256)) * 40, b"", PNG]
+    mail = replace(
+        outgoing(body="Armée Paris -> Bourgogne.\n"),
+        attachments=tuple(
+            Attachment(f"file{n}.bin", "application/octet-stream", blob)
+            for n, blob in enumerate(blobs)
+        ),
+    )
+    message = read(written(mail))
+    text, *files = message.iter_parts()
+    assert text.get_content() == "Armée Paris -> Bourgogne.\n"
+    assert text["Content-Transfer-Encoding"] == "quoted-printable"
+    assert [f.get_filename() for f in files] == ["file0.bin", "file1.bin", "file2.bin"]
+    assert [f.get_content() for f in files] == blobs
+
+
+@pytest.mark.parametrize(
+    ("filename", "shown"),
+    [
+        ("map.png\r\nBcc: evil@example.net", "map.png Bcc: evil@example.net"),
+        ("map.png\r\n\r\n--boundary", "map.png --boundary"),
+        ('x"; name="evil.exe', 'x"; name="evil.exe'),
+        ("back\\slash.png", "back_slash.png"),
+        ("../../etc/passwd", ".._.._etc_passwd"),
+        ("carte d'Europe \u2013 printemps 1901.png", "carte d'Europe \u2013 printemps 1901.png"),
+        ("地図.png", "地図.png"),
+        ("tab\there\x00.png", "tab\there\x00.png"),
+    ],
+)
+def test_a_file_name_cannot_add_a_header_or_a_path(filename: str, shown: str) -> None:
+    raw = written(with_picture(filename))
+    assert raw.isascii()
+    assert field_names(raw) == [
+        "from", "to", "subject", "date", "message-id", "auto-submitted",
+        "x-auto-response-suppress", "precedence", "x-loop", "in-reply-to", "references",
+        "content-type", "mime-version",
+    ]  # fmt: skip
+    assert part_fields(raw, 1) == [
+        "content-type", "content-transfer-encoding", "content-disposition",
+    ]  # fmt: skip
+    _text, picture = read(raw).iter_parts()
+    assert picture.get_filename() == shown
+    assert picture.get_content() == PNG
+
+
+@pytest.mark.parametrize(
+    ("attachment", "error"),
+    [
+        (Attachment("map.png", "image", PNG), "the content type must be a MIME type"),
+        (Attachment("map.png", "image/png\r\nBcc: x@y.z", PNG), "must be a MIME type"),
+        (Attachment("map.png", "image/png; name=x", PNG), "must be a MIME type"),
+        (Attachment("a.eml", "message/rfc822", b"x"), "must be a MIME type"),
+        (Attachment("a", "multipart/mixed", b"x"), "must be a MIME type"),
+        (Attachment("", "image/png", PNG), "an attachment needs a file name"),
+        (Attachment(" \r\n", "image/png", PNG), "an attachment needs a file name"),
+        (Attachment("é" * 200 + ".png", "image/png", PNG), "file name is too long"),
+    ],
+)
+def test_a_bad_attachment_is_refused(attachment: Attachment, error: str) -> None:
+    with pytest.raises(ValueError, match=error):
+        build_email(replace(outgoing(), attachments=(attachment,)))
+
+
+@FAST
+@given(filename=TEXT, data=st.binary(max_size=300))
+def test_any_file_name_is_refused_or_arrives_as_one_header_value(
+    filename: str, data: bytes
+) -> None:
+    try:
+        raw = written(with_picture(filename, data))
+    except ValueError:
+        return
+    assert raw.isascii()
+    assert max(len(line) for line in raw.split(b"\n")) <= 998
+    assert len(field_names(raw)) == 13
+    assert len(part_fields(raw, 1)) == 3
+    _text, picture = read(raw).iter_parts()
+    assert picture.get_content() == data
+    want = filename.replace("\r", " ").replace("\n", " ").replace("/", "_").replace("\\", "_")
+    got = picture.get_filename()
+    assert got is not None
+    # A reader may collapse runs of spaces, or unfold at other line separators.
     assert got.split() == want.split() or "".join(got.split()) == "".join(want.split())

@@ -17,10 +17,11 @@ from support.servicekit import at
 
 from judge.config import JudgeSettings
 from judge.db.models import InboundMessage, OutboundMessage
-from judge.mail.maildir import build_email
+from judge.mail.compose import build_email
 from judge.runtime.bootstrap import App, open_app
 from judge.services.inbound import process_one
 from judge.services.intake import receive
+from judge.services.outbox import outgoing_mail
 
 #: What the relay takes off: every header that says "automatic mail, do not answer".
 STRIPPED = ("Auto-Submitted", "X-Auto-Response-Suppress", "Precedence", "X-Loop")
@@ -62,7 +63,9 @@ class Relay:
             for index, app in enumerate(self.apps):
                 other = self.apps[(index + 1) % len(self.apps)]
                 for row in self._new(index, app):
-                    mail = build_email(row, app.judge, at("2026-11-23 13:00"))
+                    mail = build_email(
+                        outgoing_mail(row, app.judge.settings, at("2026-11-23 13:00"))
+                    )
                     for name in self.strip:
                         del mail[name]
                     raw = mail.as_bytes()
@@ -166,7 +169,7 @@ def test_a_robot_that_quotes_everything_is_answered_a_few_times(tmp_path: Path) 
         seen = rows[-1].id
         for row in rows:
             sent += 1
-            mail = build_email(row, a.judge, at("2026-11-23 13:00"))
+            mail = build_email(outgoing_mail(row, a.judge.settings, at("2026-11-23 13:00")))
             for name in (*STRIPPED, "In-Reply-To", "References"):
                 del mail[name]
             deliver(a, answer(mail.as_bytes()), minute)

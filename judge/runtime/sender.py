@@ -1,0 +1,311 @@
+"""The sender: the long-running loop that delivers the outbox through a transport.
+
+Delivery is at least once, not exactly once. No mail protocol can make it exactly once:
+if the process dies after the server said 250 and before the "sent" state is committed,
+the next run sends the message again. :func:`deliver_pending` keeps that window to one
+short commit right after each successful send (or one line in the :class:`SentJournal`),
+and every copy carries the same Message-ID, so mail clients and receiving servers that
+deduplicate on it show one.
+
+Failures are sorted by the transport (:mod:`judge.mail.transport`): a
+:class:`~judge.mail.transport.TransientError` (SMTP 4xx, the server unreachable, a
+timeout; also any exception a transport did not classify) is retried with a growing delay
+(:func:`backoff`) until ``max_attempts``; a :class:`~judge.mail.transport.PermanentError`
+(SMTP 5xx) is not retried. A message given up is marked ``failed`` and the game's master
+gets one notice saying which mail to whom failed and why; a notice that fails is only
+logged, so failures never breed.
+
+What is the process's lives here: the loop, the retry schedule, the journal and the
+sender's identity (:func:`sender_token`, so that the claims of a sender that died are
+given back at once). What each step writes to the outbox table is a use case of
+:mod:`judge.services.outbox`.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import os
+import socket
+from collections.abc import Callable, Sequence
+from datetime import datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.mail.transport import PermanentError, ServerUnavailable, Transport
+from judge.services import outbox
+from judge.services.context import Judge
+
+__all__ = [
+    "CLAIM_BATCH",
+    "CLAIM_TIME",
+    "DEFAULT_MAX_ATTEMPTS",
+    "MAX_RETRY_DELAY",
+    "RETRY_DELAY",
+    "SentJournal",
+    "backoff",
+    "deliver_pending",
+    "sender_gone",
+    "sender_token",
+]
+
+log = logging.getLogger(__name__)
+
+#: Tries per message when the settings have no ``[smtp]`` table (as ``SmtpSettings``).
+DEFAULT_MAX_ATTEMPTS = 8
+#: The wait after the first failed attempt; it doubles after each further one...
+RETRY_DELAY = timedelta(seconds=30)
+#: ...up to this.
+MAX_RETRY_DELAY = timedelta(hours=1)
+#: How long a sender holds a message it has taken: longer than any send can last (an SMTP
+#: conversation is a handful of commands, each with the transport's timeout), so that a
+#: second sender running at the same time never takes it too. A claim names its sender
+#: process (:func:`sender_token`): when that process is gone, the next delivery run on the
+#: same host gives its messages back at once; a sender on another host that died is waited
+#: for this long.
+CLAIM_TIME = timedelta(minutes=10)
+#: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot.
+CLAIM_BATCH = 20
+
+
+def backoff(
+    attempts: int, base: timedelta = RETRY_DELAY, cap: timedelta = MAX_RETRY_DELAY
+) -> timedelta:
+    """The wait after ``attempts`` failed attempts: ``base * 2 ** (attempts - 1)``, at most
+    ``cap``.
+
+    >>> [backoff(n).total_seconds() for n in (1, 2, 3, 7, 8, 100)]
+    [30.0, 60.0, 120.0, 1920.0, 3600.0, 3600.0]
+    """
+    # Floats: a large attempts count must give the cap, not overflow timedelta.
+    seconds = base.total_seconds() * 2.0 ** min(max(attempts - 1, 0), 64)
+    return timedelta(seconds=min(seconds, cap.total_seconds()))
+
+
+def deliver_pending(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    transport: Transport,
+    now: Callable[[], datetime],
+    limit: int = 500,
+    *,
+    max_attempts: int | None = None,
+    retry_delay: timedelta | None = None,
+    max_retry_delay: timedelta = MAX_RETRY_DELAY,
+    claim_time: timedelta | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    journal: SentJournal | None = None,
+) -> int:
+    """Deliver the queued mail that is due, oldest first; return how many went.
+
+    Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. No
+    database lock is held while the mail server is talking (SQLite locks the whole
+    database for a writer), and each message's outcome has its own short transaction, so
+    one message's failure undoes nothing else:
+
+    1. claim up to :data:`CLAIM_BATCH` messages in one transaction: a compare-and-set
+       counts each one's attempt and moves its ``next_attempt_at`` ``claim_time`` ahead,
+       so a second sender running now skips them;
+    2. send each, outside any transaction;
+    3. commit the outcome at once: ``sent``; or the error and the next try after
+       :func:`backoff` (``retry_delay`` doubling up to ``max_retry_delay``); or ``failed``,
+       with a notice to the game master (:func:`judge.services.outbox.record_failure`),
+       after a :class:`PermanentError` or when ``max_attempts`` attempts have failed.
+
+    ``max_attempts``, ``retry_delay`` and ``claim_time`` default to the ``[smtp]`` settings
+    (``max_attempts``, ``retry_seconds``, ``claim_seconds``), else to
+    :data:`DEFAULT_MAX_ATTEMPTS`, :data:`RETRY_DELAY` and :data:`CLAIM_TIME`.
+
+    A :class:`ServerUnavailable` ends the run after recording it: the other messages
+    would only fail the same way, one timeout each. The messages claimed but not yet tried
+    get their attempt and their ``next_attempt_at`` back, as they do when ``should_stop()``
+    turns true (it is asked before each message).
+
+    With a ``journal``, step 3's "sent" goes to the journal file, and the database learns
+    it once per claimed batch (and first thing in the next run, if the process died in
+    between): one write transaction per batch instead of one per email, which matters on
+    SQLite, where every writer waits for the others.
+    """
+    smtp = judge.settings.smtp
+    if max_attempts is None:
+        max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
+    if retry_delay is None:
+        retry_delay = timedelta(seconds=smtp.retry_seconds) if smtp is not None else RETRY_DELAY
+    if claim_time is None:
+        claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
+    if journal is not None:
+        _record_journal(sessions, journal)
+    started = now()
+    _release_orphans(sessions, started)
+    ids = outbox.due_message_ids(sessions, started, limit)
+    sent = 0
+    try:
+        for start in range(0, len(ids), CLAIM_BATCH):
+            # The claim also commits what the journal holds: one write transaction a batch.
+            claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
+            for index, (message, _was_due) in enumerate(claimed):
+                if should_stop is not None and should_stop():
+                    outbox.release_messages(sessions, claimed[index:])
+                    return sent
+                message_id = message.id
+                try:
+                    transport.send(outbox.outgoing_mail(message, judge.settings, now()))
+                except PermanentError as err:
+                    outbox.record_failure(sessions, judge, message_id, now(), err, retry_in=None)
+                except Exception as err:  # TransientError, and whatever a transport did not sort
+                    retry_in = None
+                    if message.attempts < max_attempts:
+                        retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
+                    outbox.record_failure(
+                        sessions, judge, message_id, now(), err, retry_in=retry_in
+                    )
+                    if isinstance(err, ServerUnavailable):
+                        log.warning("mail server unavailable, delivery run stopped: %s", err)
+                        outbox.release_messages(sessions, claimed[index + 1 :])
+                        return sent
+                else:
+                    # First thing after the server's 250: the window for a duplicate is
+                    # this write (to the journal, or a commit).
+                    if journal is None or not journal.add(message_id, now()):
+                        outbox.record_sent(sessions, [(message_id, now())])
+                    sent += 1
+    finally:
+        if journal is not None:
+            _record_journal(sessions, journal)
+        outbox.purge_secrets(sessions)
+    return sent
+
+
+def _claim(
+    sessions: sessionmaker[Session],
+    message_ids: Sequence[int],
+    at: datetime,
+    claim_time: timedelta,
+    journal: SentJournal | None = None,
+) -> list[outbox.Claimed]:
+    """Claim ``message_ids`` for this process (:func:`judge.services.outbox.claim_messages`)
+    for ``claim_time``, committing what ``journal`` holds in the same transaction."""
+    if not message_ids:
+        return []
+    entries = journal.entries() if journal is not None else []
+    claimed = outbox.claim_messages(
+        sessions, message_ids, at, at + claim_time, sender_token(), sent=entries
+    )
+    if journal is not None and entries:
+        journal.clear()  # committed above
+    return claimed
+
+
+def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
+    """Commit what the journal says was sent, then empty it."""
+    entries = journal.entries()
+    if not entries:
+        return
+    outbox.record_sent(sessions, entries)
+    journal.clear()
+
+
+def _process_stat(pid: int) -> tuple[str, str]:
+    """Process ``pid``'s state letter and when it started, in clock ticks since boot
+    (Linux's /proc: the start time tells it from a later process given the same id);
+    ``("", "")`` where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return fields[0].decode(), fields[19].decode()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return "", ""
+
+
+def sender_token(pid: int | None = None) -> str:
+    """The name a sender process's claims carry: host, process id and start time."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+
+
+def sender_gone(token: str) -> bool:
+    """Whether the sender process named ``token`` (:func:`sender_token`) is known to be
+    gone: it ran on this host and no live process of that id and start time runs now.  A
+    sender on another host is never known gone (its claims run out after ``claim_time``)."""
+    parts = token.rsplit(":", 2)
+    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
+        return False
+    pid, started = int(parts[1]), parts[2]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # someone else's process of that id: compare the start times
+    state, now_started = _process_stat(pid)
+    if state in ("Z", "X"):
+        return True  # dead, not yet reaped by its parent
+    return bool(started) and now_started not in ("", started)
+
+
+def _release_orphans(sessions: sessionmaker[Session], at: datetime) -> None:
+    """Give back at once the messages held by sender processes that are gone (killed
+    between claiming and recording), instead of when their claims run out."""
+    for owner in [o for o in outbox.claimants(sessions, at) if sender_gone(o)]:
+        count = outbox.release_claims_of(sessions, owner)
+        if count:
+            log.warning("%d message(s) held by the sender %s, now gone, given back", count, owner)
+
+
+class SentJournal:
+    """An append-only file of outbox messages sent but not yet marked so in the database.
+
+    A line (``id`` and the time sent) is written right after the server accepted the
+    message, with one ``write`` call: it is in the operating system's hands at once, so it
+    survives the judge being killed, and the next delivery run marks the message sent
+    instead of sending it again.  Only one process may use a journal file: the constructor
+    takes an exclusive lock on it and raises :class:`BlockingIOError` when another process
+    holds it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o600)
+        try:
+            fcntl.flock(self._fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except OSError:
+            os.close(self._fd)
+            raise
+
+    def add(self, message_id: int, at: datetime) -> bool:
+        """Note ``message_id`` as sent at ``at``; False if the file could not be written
+        (the caller then records it in the database itself)."""
+        line = f"{message_id} {at.isoformat()}\n".encode()
+        try:
+            return os.write(self._fd, line) == len(line)
+        except OSError as err:
+            log.error("cannot write the sent-mail journal %s: %s", self.path, err)
+            return False
+
+    def entries(self) -> list[tuple[int, datetime]]:
+        """What the journal holds (a line cut short by a crash is skipped)."""
+        os.lseek(self._fd, 0, os.SEEK_SET)
+        chunks = []
+        while chunk := os.read(self._fd, 65536):
+            chunks.append(chunk)
+        result = []
+        # Only whole lines: what follows the last newline was cut off (a power cut).
+        lines = b"".join(chunks).decode("ascii", "replace").split("\n")[:-1]
+        for line in lines:
+            number, _, stamp = line.partition(" ")
+            try:
+                at = datetime.fromisoformat(stamp)
+                result.append((int(number), at))
+            except ValueError:
+                continue
+        return result
+
+    def clear(self) -> None:
+        """Empty the journal (after its entries were committed)."""
+        os.ftruncate(self._fd, 0)
+
+    def close(self) -> None:
+        """Release the lock and the file."""
+        os.close(self._fd)
