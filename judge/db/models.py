@@ -323,7 +323,7 @@ class InboundMessage(Base):
     sender: Mapped[str | None] = mapped_column(String)
     subject: Mapped[str | None] = mapped_column(String)
     #: The message as received; of one larger than ``max_message_bytes``, only its header
-    #: and the first ``STORED_PREFIX_BYTES`` of its body (``judge.services.inbound``).
+    #: and the first ``STORED_PREFIX_BYTES`` of its body (``judge.services.intake``).
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     #: The size of the message as received, in bytes (``raw`` may hold less of it); None
     #: for a message stored before this column (then ``len(raw)``).
@@ -374,7 +374,7 @@ class OutboundMessage(Base):
     #: growing delay between retries) and while a sender holds the message.
     next_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
     #: The sender process holding the message while ``next_attempt_at`` is in the future
-    #: (``judge.services.outbox.sender_token``): a later run gives the message back at once
+    #: (``judge.runtime.sender.sender_token``): a later run gives the message back at once
     #: when that process is gone, instead of waiting for the claim to run out.
     claimed_by: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
@@ -392,7 +392,7 @@ class OutboundMessage(Base):
 class SignonGuard(Base):
     """Wrong passwords for one seat of a game (a power, or "M" for the game master), counted
     apart for sign-ons from the seat's registered address and from anywhere else, and the
-    lockout they led to (``judge.services.inbound``).  One row per seat and kind of sender,
+    lockout they led to (``judge.services.signons``).  One row per seat and kind of sender,
     kept for the game's life: counts and times only, never a password or an address."""
 
     __tablename__ = "signon_guards"

@@ -184,9 +184,10 @@ JUDGE_REPLY_LINES = 40
 
 # The first line a judge's automatic reply starts with: the header of an order
 # confirmation (":: Judge: <name>  Game: ...", the njudge's and ours), and the openings of
-# this judge's other replies (judge/services/inbound.py: nothing read, HELP, too large;
-# tests/services/test_mail_loops.py checks the real replies against it).  Matched at the start of
-# the first line read, never in quoted text: a player answering a reply quotes it.
+# this judge's other replies (judge/services/replies.py and judge/commands/: nothing read,
+# HELP, too large; tests/services/test_mail_loops.py checks the real replies against it).
+# Matched at the start of the first line read, never in quoted text: a player answering a
+# reply quotes it.
 _JUDGE_REPLY = re.compile(
     r"::\s*judge\s*:"
     r"|this judge found no commands or orders in your message\."
