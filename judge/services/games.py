@@ -336,7 +336,7 @@ def game_summary(session: Session, game: Game, judge: Judge | None = None) -> di
 def owed(position: Position, game: Game, power: str, orders: Sequence[Order], rules: Rules) -> Owed:
     """What ``power`` still owes with ``orders``: :func:`judge.engine.obligations.owed`.
 
-    A thin alias kept only for the confirmation in :mod:`judge.services.inbound` until it
+    A thin alias kept only for the confirmation in :mod:`judge.services.conversation` until it
     asks the engine itself; ``game`` is unused (``rules`` carries ``build_anywhere``)."""
     del game
     return obligations.owed(position, power, orders, rules)
