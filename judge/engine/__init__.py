@@ -17,6 +17,7 @@ from judge.engine.errors import (
     OrderSyntaxError,
     RetreatNotValidError,
 )
+from judge.engine.obligations import Owed, owed, powers_owing
 from judge.engine.orders import (
     Build,
     Convoy,
@@ -57,6 +58,7 @@ __all__ = [
     "OrderError",
     "OrderResult",
     "OrderSyntaxError",
+    "Owed",
     "Phase",
     "PhaseKind",
     "Position",
@@ -76,5 +78,7 @@ __all__ = [
     "Waive",
     "adjudicate",
     "civil_disorder_removals",
+    "owed",
+    "powers_owing",
     "standard_map",
 ]

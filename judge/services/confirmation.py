@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, Player
 from judge.engine.notation import parse_order
+from judge.engine.obligations import owed
 from judge.engine.phases import PhaseKind
 from judge.presenters import (
     adjustment_status,
@@ -20,7 +21,6 @@ from judge.presenters import (
 )
 from judge.render import RenderedMail
 from judge.services.game_settings import game_zone, player_zone
-from judge.services.games import owed
 from judge.services.outbox import queue_mail
 from judge.services.replies import Reply, wrapped
 from judge.services.signons import Marks, SignOn
@@ -169,7 +169,7 @@ def confirmation_mail(
     kind = position.phase.kind
     orders = [parse_order(o.canonical or "", board, kind) for o in active]
     orders.sort(key=lambda o: board.province_name.get(o.province, o.location))
-    due = owed(position, game, player.power, orders, conversation.rules(game))
+    due = owed(position, player.power, orders, conversation.rules(game))
     # Orders for other powers' units (proxies allowed) say what they depend on.
     owners = {
         o.province: unit.power
@@ -180,8 +180,7 @@ def confirmation_mail(
     }
     echoed = echo_lines(player.power, orders, due.implied, board, owners)
     if kind is PhaseKind.ADJUSTMENT:
-        adjustment = position.adjustment(player.power)
-        status = adjustment_status(player.power, adjustment, len(orders), due.places)
+        status = adjustment_status(player.power, due.adjustment, due.ordered, due.places)
         missing = [status] if status else []
     else:
         missing = missing_lines(player.power, list(due.units), board, kind)

@@ -3,18 +3,17 @@
 from __future__ import annotations
 
 import textwrap
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import Nmr, rules_from_dict
+from judge.config import Nmr
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
+from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication, adjudicate
-from judge.engine.adjudicator import implied_moves as engine_implied_moves
 from judge.engine.board import standard_map
 from judge.engine.document import (
     adjudication_to_document,
@@ -23,10 +22,9 @@ from judge.engine.document import (
 )
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
-from judge.engine.phases import Phase, PhaseKind
+from judge.engine.phases import Phase
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.engine.units import Unit
 from judge.presenters import format_deadline, position_report, results_report
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -245,11 +243,12 @@ def process_game(
     record.processed_at = now
 
     players = queries.players_of(session, game.id)
-    owing = powers_owing(position, game)
+    active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
+    missed = no_moves_received(position, rules, orders, active)
     for player in players:
         if player.power in orders:
             player.missed = 0
-        elif player.power in owing and player.status == PlayerStatus.ACTIVE:
+        elif player.power in missed:
             player.missed += 1
             if player.missed >= 2:
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
@@ -327,84 +326,28 @@ def game_summary(session: Session, game: Game, judge: Judge) -> dict[str, Any]:
 # -- when a phase is due ----------------------------------------------------------------
 
 
-def implied_moves(
-    position: Position, power: str, orders: Iterable[Order], rules: Rules
-) -> list[Order]:
-    """The moves ``power``'s supports and convoys order for its own units that have no
-    order of their own, under house rule 3.8, as the adjudicator will use them
-    (:func:`judge.engine.adjudicator.implied_moves`): such a unit is ordered, not owed.
-    An order for another power's unit (proxies) implies nothing for ``power``."""
-    own = [o for o in orders if (u := position.units.get(o.province)) and u.power == power]
-    return list(engine_implied_moves(position, power, own, rules).values())
-
-
-@dataclass(frozen=True)
-class Owed:
-    """What a power still owes this phase, given its orders (see :func:`owed`)."""
-
-    implied: tuple[Order, ...]
-    """The moves its supports and convoys imply for its own unordered units (house rule
-    3.8): those units are ordered."""
-    units: tuple[Unit, ...]
-    """Movement and retreat phases: its units still without an order."""
-    needed: int
-    """Adjustment phases: how many build, waive or remove orders it must give (builds
-    only as many as it has centres free to build in); 0 otherwise."""
-    places: int
-    """Adjustment phases: how many centres it has free to build in; 0 otherwise."""
-    complete: bool
-    """Whether it has ordered all it owes."""
-
-
-def owed(position: Position, game: Game, power: str, orders: Sequence[Order], rules: Rules) -> Owed:
-    """What ``power`` still owes with ``orders`` (its active orders this phase): every unit
-    in movement (a unit a support or convoy orders under house rule 3.8 is ordered), every
-    dislodged unit in retreats, and in adjustments every removal and as many builds as it
-    has free centres to build in.  Early processing, the reminders, the late notices and
-    the confirmation all ask this, so they never disagree."""
-    kind = position.phase.kind
-    if kind is PhaseKind.ADJUSTMENT:
-        adjustment = position.adjustment(power)
-        places = build_places(position, game, power) if adjustment > 0 else 0
-        needed = -adjustment if adjustment < 0 else min(adjustment, places)
-        return Owed((), (), needed, places, len(orders) >= needed)
-    implied = tuple(implied_moves(position, power, orders, rules))
-    ordered = {o.province for o in orders} | {o.province for o in implied}
-    if kind is PhaseKind.MOVEMENT:
-        units = tuple(u for u in position.units_of(power) if u.province not in ordered)
-    else:
-        units = tuple(
-            d.unit
-            for d in position.dislodged.values()
-            if d.unit.power == power and d.unit.province not in ordered
-        )
-    return Owed(implied, units, 0, 0, not units)
-
-
-def orders_complete(session: Session, game: Game) -> bool:
-    """Whether every power that has something to do this phase has ordered all of it."""
-    position = current_position(session, game)
-    rules = rules_from_dict(game.rules or {})
+def phase_orders(session: Session, game: Game, position: Position) -> dict[str, list[Order]]:
+    """Each power's standing orders for ``position``'s phase (the game's current one), as
+    order values, keyed by the power that gave them (with proxies, some may be for other
+    powers' units)."""
     parsed: dict[str, list[Order]] = {}
     for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
         parsed.setdefault(power, []).append(
             parse_order(canonical, position.map, position.phase.kind)
         )
+    return parsed
+
+
+def orders_complete(session: Session, game: Game) -> bool:
+    """Whether every active player has ordered all its power owes this phase
+    (:func:`judge.engine.obligations.owed`).  Resigned players and powers in civil
+    disorder are not waited for: they get no reminder and are never named late either."""
+    position = current_position(session, game)
+    rules = game_rules(game)
+    orders = phase_orders(session, game, position)
     return all(
-        owed(position, game, power, parsed.get(power, []), rules).complete
-        for power in position.map.powers
-    )
-
-
-def build_places(position: Position, game: Game, power: str) -> int:
-    """How many centres ``power`` owns, empty, where it may build (its home centres, or
-    any under the build-anywhere option)."""
-    anywhere = bool((game.rules or {}).get("build_anywhere", False))
-    homes = position.map.home_centres.get(power, frozenset())
-    return sum(
-        1
-        for centre, owner in position.centres.items()
-        if owner == power and centre not in position.units and (anywhere or centre in homes)
+        obligations.owed(position, player.power, orders.get(player.power, []), rules).complete
+        for player in queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
     )
 
 
@@ -433,20 +376,14 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     return due
 
 
-def powers_owing(position: Position, game: Game) -> set[str]:
-    """The powers that have something to order in ``position``'s phase: a build owed
-    counts only where the power has somewhere to build (see :func:`build_places`)."""
-    kind = position.phase.kind.value
-    if kind == "M":
-        return {u.power for u in position.units.values()}
-    if kind == "R":
-        return {d.unit.power for d in position.dislodged.values()}
-    return {
-        power
-        for power in position.map.powers
-        if position.adjustment(power) < 0
-        or (position.adjustment(power) > 0 and build_places(position, game, power) > 0)
-    }
+def no_moves_received(
+    position: Position, rules: Rules, orders: Iterable[str], active: Iterable[str]
+) -> set[str]:
+    """The ``active`` powers that have something to order in ``position``'s phase
+    (:func:`judge.engine.obligations.powers_owing`) and gave no order at all (``orders``:
+    the powers that gave some): the phase's NMRs.  A missed phase for civil disorder, and
+    what the NMR policy "wait" waits for."""
+    return (set(active) & obligations.powers_owing(position, rules)) - set(orders)
 
 
 def notify_master(
@@ -523,12 +460,12 @@ def _wrap(text: str) -> str:
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:
-    """Whether every active (not in civil disorder) player owing orders has sent them all."""
+    """Whether every active (not in civil disorder) player owing orders has sent some
+    (see :func:`no_moves_received`)."""
     position = current_position(session, game)
-    owing = powers_owing(position, game)
-    active = {p.power for p in queries.players_of(session, game.id, status="active")}
-    missing = (owing & active) - set(orders_for_phase(session, game))
-    return not missing
+    active = [p.power for p in queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)]
+    rules = game_rules(game)
+    return not no_moves_received(position, rules, orders_for_phase(session, game), active)
 
 
 def respect_absences(session: Session, game: Game) -> bool:

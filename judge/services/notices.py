@@ -28,11 +28,10 @@ from sqlalchemy.orm import Session
 
 from judge.db import queries
 from judge.db.models import Game, NoticeKind, NoticeRecord, Player, PlayerStatus
-from judge.engine.notation import parse_order
+from judge.engine.obligations import Owed, owed
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
-from judge.engine.rules import Rules
 from judge.presenters import (
     adjustment_status,
     echo_lines,
@@ -48,7 +47,7 @@ from judge.services.game_settings import (
     phase_deadline,
     player_zone,
 )
-from judge.services.games import current_phase, current_position, owed
+from judge.services.games import current_phase, current_position, phase_orders
 from judge.services.outbox import queue_mail
 
 __all__ = ["Standing", "send_late_notices", "send_reminders", "standings"]
@@ -73,36 +72,30 @@ class Standing:
 def standings(session: Session, game: Game) -> dict[str, Standing]:
     """Each power's orders and what it still owes in the game's current phase.
 
-    "Owes" is :func:`judge.services.games.owed`, which early processing waits for too, so
-    a player is never told "late" while the judge considers the phase complete (or the
+    "Owes" is :func:`judge.engine.obligations.owed`, which early processing
+    (:func:`judge.services.games.orders_complete`) and the confirmation ask too, so a
+    player is never told "late" while the judge considers the phase complete (or the
     reverse).
     """
     position = current_position(session, game)
     rules = game_rules(game)
-    kind = position.phase.kind
-    orders: dict[str, list[Order]] = {}
-    for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
-        orders.setdefault(power, []).append(parse_order(canonical, position.map, kind))
-    return {
-        power: _standing(game, position, power, orders.get(power, []), rules)
-        for power in position.map.powers
-    }
+    orders = phase_orders(session, game, position)
+    found: dict[str, Standing] = {}
+    for power in position.map.powers:
+        given = orders.get(power, [])
+        found[power] = _standing(position, owed(position, power, given, rules), given)
+    return found
 
 
-def _standing(
-    game: Game, position: Position, power: str, orders: list[Order], rules: Rules
-) -> Standing:
-    game_map = position.map
-    kind = position.phase.kind
-    due = owed(position, game, power, orders, rules)
-    echoed = tuple(echo_lines(power, orders, due.implied, game_map))
-    if kind is PhaseKind.ADJUSTMENT:
-        adjustment = position.adjustment(power)
-        status = adjustment_status(power, adjustment, len(orders), due.places)
-        return Standing(power, echoed, (status,) if adjustment else (), due.complete)
-    return Standing(
-        power, echoed, tuple(missing_lines(power, list(due.units), game_map, kind)), due.complete
-    )
+def _standing(position: Position, due: Owed, given: list[Order]) -> Standing:
+    """Where ``due.power`` stands, having given ``given``."""
+    power = due.power
+    echoed = tuple(echo_lines(power, given, due.implied, position.map))
+    if position.phase.kind is PhaseKind.ADJUSTMENT:
+        status = adjustment_status(power, due.adjustment, due.ordered, due.places)
+        return Standing(power, echoed, (status,) if due.adjustment else (), due.complete)
+    missing = missing_lines(power, list(due.units), position.map, position.phase.kind)
+    return Standing(power, echoed, tuple(missing), due.complete)
 
 
 # -- the services ---------------------------------------------------------------------

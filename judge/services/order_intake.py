@@ -14,6 +14,7 @@ from judge.engine.board import Map
 from judge.engine.errors import OrderError
 from judge.engine.legality import check_adjustment, check_movement, check_retreat
 from judge.engine.notation import UNIT_ONLY, ParsedOrder, format_order
+from judge.engine.obligations import owed
 from judge.engine.orders import Build, Order, Remove, Waive
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
@@ -106,7 +107,7 @@ def take_order(
             key = checked.province
         else:
             checked = check_adjustment(position, player.power, order, rules)
-            key = _adjustment_key(session, work, game, player, checked, position, board)
+            key = _adjustment_key(session, work, game, player, checked, position, board, rules)
     except OrderError as err:
         work.orders.add(
             session, game, player, None, text, None, err, inbound_id=inbound_id, now=now
@@ -145,6 +146,7 @@ def _adjustment_key(
     order: Order,
     position: Position,
     board: Map,
+    rules: Rules,
 ) -> str:
     if isinstance(order, Waive):
         active = work.orders.of(session, game, player)
@@ -152,14 +154,15 @@ def _adjustment_key(
         key = f"waive:{waives + 1}"
     else:
         key = f"{'build' if isinstance(order, Build) else 'remove'}:{order.province}"
-    # A player owes at most |adjustment| orders: refuse one too many, by count.
-    owed = abs(position.adjustment(player.power))
+    # One order per build or removal owed (a build with no centre free to build in can
+    # only be waived, as the adjudicator takes it): refuse one too many, by count.
+    allowed = owed(position, player.power, (), rules).allowed
     current = [o for o in work.orders.of(session, game, player) if o.unit != key]
-    if len(current) >= owed:
+    if len(current) >= allowed:
         what = "removals" if isinstance(order, Remove) else "builds"
         raise OrderError(
             f"{format_order(order, board, short=True)}: you have already ordered all "
-            f"{owed} of your {what}; send CLEAR to start again",
+            f"{allowed} of your {what}; send CLEAR to start again",
             code="NMR" if isinstance(order, Remove) else "NMB",
         )
     return key

@@ -12,9 +12,9 @@ from support.servicekit import Table, started_game
 
 from judge.db.models import Game
 from judge.engine.notation import format_order, parse_order
+from judge.engine.obligations import owed
 from judge.engine.rules import Rules
 from judge.runtime.bootstrap import App
-from judge.services.games import implied_moves
 
 
 def _proxies(tmp_path: Path) -> tuple[App, Table]:
@@ -81,9 +81,9 @@ def test_a_support_given_for_another_power_s_unit_implies_no_move() -> None:
     position = pos("S1901M", [("France", "A", "bur"), ("Germany", "A", "mun")])
     rules = Rules(implied_orders=True, proxies=True)
     orders = [parse_order("A Bur S A Mun-Ruh", MAP)]
-    assert implied_moves(position, "Germany", orders, rules) == []
+    assert owed(position, "Germany", orders, rules).implied == ()
     own = [parse_order("A Mun S A Bur-Ruh", MAP)]
     position = pos("S1901M", [("Germany", "A", "bur"), ("Germany", "A", "mun")])
-    assert [format_order(o) for o in implied_moves(position, "Germany", own, rules)] == [
+    assert [format_order(o) for o in owed(position, "Germany", own, rules).implied] == [
         "Army Burgundy -> Ruhr"
     ]
