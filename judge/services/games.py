@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -27,7 +26,9 @@ from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.engine.units import Unit
-from judge.presenters import format_deadline, position_report, results_report
+from judge.presenters import format_deadline, results_report
+from judge.services import mailings
+from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
@@ -75,33 +76,6 @@ def current_position(session: Session, game: Game) -> Position:
     return position_from_document(record.position, standard_map())
 
 
-def tell_player(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player,
-    address: str,
-    subject: str,
-    now: datetime,
-    *paragraphs: str,
-    kind: str = "notice",
-    secret: bool = False,
-) -> None:
-    """Queue a notice about ``player``'s seat to ``address`` (``secret``: it holds a
-    password, purged from the outbox once sent)."""
-    mail = judge.renderer.render(
-        "player/notice.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        power=player.power,
-        subject=subject,
-        paragraphs=list(paragraphs),
-    )
-    queue_mail(
-        session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id, secret=secret
-    )
-
-
 # -- starting -------------------------------------------------------------------------
 
 
@@ -144,7 +118,10 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
             deadline=game.deadline,
         )
     )
-    for player in sorted(players, key=lambda p: p.power):
+    seats = {p.id: p for p in players}
+    for reader in recipients(session, game, Audience.SEATS):
+        assert reader.player_id is not None  # a seat's reader
+        player = seats[reader.player_id]
         password: str | None = None
         if not player.password_hash:
             password = judge.make_password()
@@ -164,43 +141,13 @@ def welcome(
     position: Position | None = None,
     replacement: bool = False,
 ) -> None:
-    """The "game starting" email: power, password, deadline, how to order, the position."""
-    game_map = standard_map()
+    """The "game starting" email: power, password, deadline, how to order, the position
+    (default: the current one); see :func:`judge.services.mailings.send_welcome`."""
     if position is None:
         position = current_position(session, game)
-    zone = game_zone(game)
-    mail = judge.renderer.render(
-        "player/gamestart.txt.j2",
-        judge_name=judge.settings.name,
-        judge_address=judge.settings.address,
-        game_name=game.name,
-        variant="Standard",
-        rules_text=f"{(game.rules or {}).get('edition', '2023')} rulebook",
-        press=str((game.settings or {}).get("press", "white")),
-        power=player.power,
-        password=password,
-        signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
-        deadline_game=format_deadline(game.deadline, zone) if game.deadline else "none set",
-        deadline_player=_player_deadline(game, player),
-        phase_text=position.phase.describe(),
-        position_text=position_report(position),
-        master_address=game.master_address,
-        replacement=replacement,
+    mailings.send_welcome(
+        session, judge, game, player, password, now, position=position, replacement=replacement
     )
-    kind = "replacement" if replacement else "gamestart"
-    queue_mail(
-        session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id,
-        secret=password is not None,
-    )  # fmt: skip
-
-
-def _player_deadline(game: Game, player: Player) -> str | None:
-    if game.deadline is None:
-        return None
-    zone = player.timezone or game_zone(game)
-    if zone == game_zone(game):
-        return None
-    return format_deadline(game.deadline, zone)
 
 
 # -- processing -----------------------------------------------------------------------
@@ -251,13 +198,7 @@ def process_game(
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
                 player.status = "civil_disorder"
-                notify_master(
-                    session, judge, game, now,
-                    f"{player.power} is in civil disorder in {game.name}",
-                    f"{player.power} ({player.address}) missed two phases in a row and is now "
-                    "in civil disorder: its units hold and its missing removals follow the "
-                    "civil disorder rule. Put a replacement player in with the game file.",
-                )  # fmt: skip
+                mailings.send_civil_disorder(session, judge, game, player, now)
 
     nxt = outcome.position
     game.seq += 1
@@ -279,29 +220,8 @@ def process_game(
             deadline=game.deadline,
         )
     )
-    zone = game_zone(game)
-    mail = judge.renderer.render(
-        "all/results.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        variant="Standard",
-        phase_code=position.phase.code,
-        report=report,
-        next_phase_text=None if outcome.winner else _next_text(nxt.phase),
-        deadline_game=format_deadline(game.deadline, zone) if game.deadline else None,
-        winner=outcome.winner,
-    )
-    recipients = [p.address for p in sorted(players, key=lambda p: p.power)]
-    if game.master_address and game.master_address not in recipients:
-        recipients.append(game.master_address)
-    for address in recipients:
-        queue_mail(session, judge, to=address, mail=mail, kind="results", now=now, game_id=game.id)
+    mailings.send_results(session, judge, game, position.phase, report, outcome, now)
     return outcome
-
-
-def _next_text(phase: Phase) -> str:
-    kind = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}[phase.kind.value]
-    return f"{kind} for {phase.season.word} of {phase.year}"
 
 
 def game_summary(session: Session, game: Game) -> dict[str, Any]:
@@ -453,9 +373,12 @@ def powers_owing(position: Position, game: Game) -> set[str]:
 def notify_master(
     session: Session, judge: Judge, game: Game, now: datetime, subject: str, text: str
 ) -> None:
-    """Queue a notice to the game's master, if it has one."""
-    if not game.master_address:
-        return
+    """Queue a notice in words of the caller's (``gm/notice.txt.j2``) to the game's master,
+    if it has one.
+
+    Only the conversation still calls this (a resignation); every other notice has a
+    template of its own in :mod:`judge.services.mailings` (the resignation's is
+    :func:`~judge.services.mailings.send_player_resigned`)."""
     mail = judge.renderer.render(
         "gm/notice.txt.j2",
         judge_name=judge.settings.name,
@@ -463,64 +386,13 @@ def notify_master(
         subject=subject,
         paragraphs=[text],
     )
-    queue_mail(session, judge, to=game.master_address, mail=mail, kind="notice", now=now,
-               game_id=game.id)  # fmt: skip
+    for reader in recipients(session, game, Audience.MASTER):
+        queue_mail(session, judge, to=reader.address, mail=mail, kind="notice", now=now,
+                   game_id=game.id)  # fmt: skip
 
 
-def notify_signon_locked(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player | None,
-    now: datetime,
-    *,
-    failures: int,
-    sender: str,
-    registered: bool,
-    until: datetime,
-) -> None:
-    """Tell the game master, and the player at the registered address (``player`` None:
-    the game master's own sign-on), that too many wrong passwords locked a seat's
-    sign-ons until ``until``: once per lockout (the caller locks once)."""
-    who = player.power if player is not None else f"the game master of {game.name}"
-    as_who = player.power if player is not None else "game master"
-    address = player.address if player is not None else game.master_address
-    scope = (
-        f"from its registered address ({address})"
-        if registered
-        else f"from any address but its registered one ({address})"
-    )
-    when = format_deadline(until, game_zone(game))
-    facts = (
-        f"{failures} wrong passwords for {who} were sent within an hour, the last from "
-        f"{sender}: sign-ons as {as_who} {scope} are refused, without looking at the "
-        f"password, until {when}."
-    )
-    subject = f"sign-ons as {as_who} locked"
-    notify_master(
-        session, judge, game, now, subject,
-        _wrap(facts) + "\n\n" + _wrap(
-            "If they were not sent by the player, someone may be guessing the password: no "
-            "guess was right. Nothing needs doing; a password reset in the game file, or a "
-            "new address, is up to you."
-        ),
-    )  # fmt: skip
-    if player is None:
-        return
-    tell_player(
-        session, judge, game, player, player.address, subject, now,
-        _wrap(facts),
-        _wrap(
-            "If you did not send them, someone may be guessing your password: no guess was "
-            "right. If your password is short or easy to guess, choose a longer one with "
-            "SET PASSWORD."
-        ),
-    )  # fmt: skip
-
-
-def _wrap(text: str) -> str:
-    """A paragraph of a notice, broken at spaces into lines of at most 76 characters."""
-    return textwrap.fill(text, 76, break_long_words=False, break_on_hyphens=False)
+#: The conversation's name for :func:`judge.services.mailings.send_signon_locked`.
+notify_signon_locked = mailings.send_signon_locked
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:
