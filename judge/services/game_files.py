@@ -32,7 +32,13 @@ from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
-from judge.services.games import find_game, game_zone, set_deadline, start_game, welcome
+from judge.services.games import (
+    current_position,
+    find_game,
+    game_zone,
+    set_deadline,
+    start_game,
+)
 from judge.services.passwords import hash_password, verify_password
 
 
@@ -289,7 +295,10 @@ def _replace(
     if password is None:
         password = judge.make_password()
     player.password_hash = hash_password(password)
-    welcome(session, judge, game, player, password, now, replacement=True)
+    position = current_position(session, game)
+    mailings.send_welcome(
+        session, judge, game, player, password, now, position=position, replacement=True
+    )
     changes.append(f"{player.power}: replacement player {address} for {old}")
     news.append(mailings.Replacement(player.power, address, old))
 

@@ -11,7 +11,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import rules_from_dict
 from judge.db import queries
-from judge.db.models import Game, PhaseRecord, Player
+from judge.db.models import Game, PhaseRecord
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.adjudicator import implied_moves as engine_implied_moves
 from judge.engine.board import standard_map
@@ -126,28 +126,8 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
         if not player.password_hash:
             password = judge.make_password()
             player.password_hash = hash_password(password)
-        welcome(session, judge, game, player, password, now, position=position)
+        mailings.send_welcome(session, judge, game, player, password, now, position=position)
     return game
-
-
-def welcome(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player,
-    password: str | None,
-    now: datetime,
-    *,
-    position: Position | None = None,
-    replacement: bool = False,
-) -> None:
-    """The "game starting" email: power, password, deadline, how to order, the position
-    (default: the current one); see :func:`judge.services.mailings.send_welcome`."""
-    if position is None:
-        position = current_position(session, game)
-    mailings.send_welcome(
-        session, judge, game, player, password, now, position=position, replacement=replacement
-    )
 
 
 # -- processing -----------------------------------------------------------------------

@@ -33,6 +33,7 @@ from judge.services.outbox import queue_mail
 
 __all__ = [
     "EditNews",
+    "OrdersDue",
     "PasswordReset",
     "Replacement",
     "StaleDeadline",
@@ -141,61 +142,54 @@ def send_new_deadline(session: Session, judge: Judge, game: Game, now: datetime)
         _queue(session, judge, game, reader, mail, "deadline", now)
 
 
+@dataclass(frozen=True)
+class OrdersDue:
+    """What a reminder or a late notice shows its reader: the phase being played, the
+    orders the judge holds for the reader's power (a line each) and what is missing."""
+
+    position: Position
+    reader: Recipient
+    order_lines: Sequence[str]
+    missing_lines: Sequence[str]
+
+
 def send_reminder(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    position: Position,
-    reader: Recipient,
-    orders: Sequence[str],
-    missing: Sequence[str],
-    now: datetime,
+    session: Session, judge: Judge, game: Game, due: OrdersDue, now: datetime
 ) -> None:
-    """A reminder that ``reader``'s orders are due (``player/reminder.txt.j2``), with
-    the ``orders`` the judge holds (one line each) and what is ``missing``."""
-    assert reader.power is not None
+    """A reminder that the reader's orders are due (``player/reminder.txt.j2``)."""
+    assert due.reader.power is not None
     mail = _render(
         judge, "player/reminder.txt.j2", game,
-        **_deadline_context(judge, game, position, reader),
-        heading=_heading(game, position),
-        order_lines=list(orders),
-        missing_lines=list(missing),
-        signon_line=_signon_line(game, reader.power),
+        **_deadline_context(judge, game, due),
+        heading=_heading(game, due.position),
+        order_lines=list(due.order_lines),
+        missing_lines=list(due.missing_lines),
+        signon_line=_signon_line(game, due.reader.power),
     )  # fmt: skip
-    _queue(session, judge, game, reader, mail, "reminder", now)
+    _queue(session, judge, game, due.reader, mail, "reminder", now)
 
 
 def send_late(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    position: Position,
-    reader: Recipient,
-    orders: Sequence[str],
-    missing: Sequence[str],
-    process_at: datetime,
-    now: datetime,
+    session: Session, judge: Judge, game: Game, due: OrdersDue, process_at: datetime, now: datetime
 ) -> None:
     """To a late player (``player/late.txt.j2``): the deadline has passed, and the phase
-    is processed without the ``missing`` orders at ``process_at``."""
+    is processed without the missing orders at ``process_at``."""
     mail = _render(
         judge, "player/late.txt.j2", game,
-        **_deadline_context(judge, game, position, reader),
-        **_process_context(game, reader, process_at),
-        heading=_heading(game, position),
-        order_lines=list(orders),
-        missing_lines=list(missing),
+        **_deadline_context(judge, game, due),
+        **_process_context(game, due.reader, process_at),
+        heading=_heading(game, due.position),
+        order_lines=list(due.order_lines),
+        missing_lines=list(due.missing_lines),
     )  # fmt: skip
-    _queue(session, judge, game, reader, mail, "late", now)
+    _queue(session, judge, game, due.reader, mail, "late", now)
 
 
 def send_late_others(
     session: Session,
     judge: Judge,
     game: Game,
-    position: Position,
-    reader: Recipient,
-    nothing_needed: bool,
+    due: OrdersDue,
     late_powers: Sequence[str],
     process_at: datetime,
     now: datetime,
@@ -203,24 +197,22 @@ def send_late_others(
     anonymous: bool,
 ) -> None:
     """To a player who is not late (``all/late.txt.j2``): the phase waits for
-    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``;
-    ``nothing_needed``: the reader has nothing to order in this phase."""
+    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``."""
     mail = _render(
         judge, "all/late.txt.j2", game,
-        **_deadline_context(judge, game, position, reader),
-        **_process_context(game, reader, process_at),
-        nothing_needed=nothing_needed,
+        **_deadline_context(judge, game, due),
+        **_process_context(game, due.reader, process_at),
+        nothing_needed=not due.order_lines and not due.missing_lines,
         late_count=len(late_powers),
         late_powers=None if anonymous else _and_list(late_powers),
     )  # fmt: skip
-    _queue(session, judge, game, reader, mail, "late", now)
+    _queue(session, judge, game, due.reader, mail, "late", now)
 
 
-def _deadline_context(
-    judge: Judge, game: Game, position: Position, reader: Recipient
-) -> dict[str, object]:
+def _deadline_context(judge: Judge, game: Game, due: OrdersDue) -> dict[str, object]:
     """What the reminder and the late notices say about the phase and its deadline."""
     assert game.deadline is not None
+    position, reader = due.position, due.reader
     return {
         "judge_address": judge.settings.address,
         "variant": "Standard",

@@ -127,10 +127,8 @@ def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
                 continue
             if not _claim(session, game, NoticeKind.REMINDER, reader, 0, now):
                 continue
-            mailings.send_reminder(
-                session, judge, game, position, reader,
-                standing.order_lines, standing.missing_lines, now,
-            )  # fmt: skip
+            due = mailings.OrdersDue(position, reader, standing.order_lines, standing.missing_lines)
+            mailings.send_reminder(session, judge, game, due, now)
             queued += 1
     return queued
 
@@ -167,17 +165,13 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
             if not _claim(session, game, kind, reader, day, now):
                 continue
             standing = owing[reader.power]
+            due = mailings.OrdersDue(position, reader, standing.order_lines, standing.missing_lines)
             if is_late:
-                mailings.send_late(
-                    session, judge, game, position, reader,
-                    standing.order_lines, standing.missing_lines, process_at, now,
-                )  # fmt: skip
+                mailings.send_late(session, judge, game, due, process_at, now)
             else:
                 mailings.send_late_others(
-                    session, judge, game, position, reader,
-                    not standing.order_lines and not standing.missing_lines,
-                    late_powers, process_at, now, anonymous=anonymous,
-                )  # fmt: skip
+                    session, judge, game, due, late_powers, process_at, now, anonymous=anonymous
+                )
             queued += 1
     return queued
 

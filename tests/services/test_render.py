@@ -195,6 +195,59 @@ def notices_context(**changes: object) -> dict[str, object]:
 
 Context = Callable[[], dict[str, object]]
 
+
+def sample(**values: object) -> Context:
+    """The values of one sample, with the judge's and the game's names every mail shows."""
+    return lambda: {"judge_name": "USDP", "game_name": "winter01", **values}
+
+
+SIGNON_LOCKED: dict[str, object] = {
+    "power": "England",
+    "address": "england@example.org",
+    "failures": 5,
+    "sender": "guesser@elsewhere.example",
+    "registered": True,
+    "until": IN_LONDON,
+}
+NEW_DEADLINE: dict[str, object] = {
+    "power": "England",
+    "phase_code": "F1901R",
+    "deadline_game": IN_LONDON,
+    "deadline_player": None,
+}
+UNDELIVERABLE: dict[str, object] = {
+    "to": "bob@example.org",
+    "subject": "Diplomacy results winter01 S1901M",
+    "message_id": "<20261123120000.1.abc@judge.example.org>",
+    "written": datetime(2026, 11, 23, 12, 0, tzinfo=UTC),
+    "attempts": 1,
+    "reason": "example.org:25 refused the recipient bob@example.org: 550 5.1.1 No such user",
+    "refused": True,
+}
+EDIT_NEWS: list[dict[str, object]] = [
+    {"kind": "password_reset", "power": "England", "address": "eng@example.org"},
+    {
+        "kind": "replacement",
+        "power": "France",
+        "address": "new@example.net",
+        "old_address": "old@example.org",
+    },
+    {
+        "kind": "stale_deadline",
+        "deadline": IN_LONDON,
+        "phase": "S1901M",
+        "current_phase": "F1901M",
+        "current_deadline": None,
+    },
+    {
+        "kind": "stale_deadline",
+        "deadline": IN_LONDON,
+        "phase": None,
+        "current_phase": "F1901M",
+        "current_deadline": IN_NEW_YORK,
+    },
+]
+
 #: template -> golden file (in ``golden/render``) -> its sample values.  A template with
 #: no sample here, or a golden file no sample (nor :data:`CHECKED_ELSEWHERE`) uses, fails
 #: a test.
@@ -202,86 +255,51 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "all/late.txt.j2": {"late_others.txt": lambda: notices_context(power="France")},
     "all/results.txt.j2": {"results.txt": results_context},
     "gm/civil_disorder.txt.j2": {
-        "gm_civil_disorder.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "power": "Austria",
-            "address": "austria@example.org",
-        }
+        "gm_civil_disorder.txt": sample(power="Austria", address="austria@example.org")
     },
     "gm/edit_applied.txt.j2": {
-        "gm_edit_applied.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "file_name": "winter01.toml",
-            "changes": [
+        "gm_edit_applied.txt": sample(
+            file_name="winter01.toml",
+            changes=[
                 "England: password reset",
                 "France: replacement player new@example.net for old@example.org",
-                "deadline Sat Nov 28 2026 20:00:00 +0000 (Europe/London) is stale: it was "
-                "for S1901M",
+                f"deadline {IN_LONDON} is stale: it was for S1901M",
             ],
-            "news": [
-                {"kind": "password_reset", "power": "England", "address": "eng@example.org"},
-                {
-                    "kind": "replacement",
-                    "power": "France",
-                    "address": "new@example.net",
-                    "old_address": "old@example.org",
-                },
-                {
-                    "kind": "stale_deadline",
-                    "deadline": IN_LONDON,
-                    "phase": "S1901M",
-                    "current_phase": "F1901M",
-                    "current_deadline": None,
-                },
-                {
-                    "kind": "stale_deadline",
-                    "deadline": IN_LONDON,
-                    "phase": None,
-                    "current_phase": "F1901M",
-                    "current_deadline": IN_NEW_YORK,
-                },
-            ],
-        }
+            news=EDIT_NEWS,
+        )
     },
     "gm/edit_refused.txt.j2": {
-        "gm_edit_refused.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "file_name": "winter01.toml",
-            "path": Path("/srv/judge/games/winter01.toml"),
-            "error": "winter01.toml, [deadlines.movement] hours: must be a number of hours "
+        "gm_edit_refused.txt": sample(
+            file_name="winter01.toml",
+            path=Path("/srv/judge/games/winter01.toml"),
+            error="winter01.toml, [deadlines.movement] hours: must be a number of hours "
             "(e.g. 48), not 'two days'\nwinter01.toml, [players] Englnd: not a power",
-        }
+        )
     },
     "gm/mail_undeliverable.txt.j2": {
-        "gm_mail_refused.txt": lambda: undeliverable_context(refused=True),
-        "gm_mail_given_up.txt": lambda: undeliverable_context(refused=False),
+        "gm_mail_refused.txt": sample(**UNDELIVERABLE),
+        "gm_mail_given_up.txt": sample(
+            **{
+                **UNDELIVERABLE,
+                "attempts": 9,
+                "reason": "connection to example.org:25 timed out",
+                "refused": False,
+            }
+        ),
     },
     "gm/notice.txt.j2": {
-        "gm_notice.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "subject": "Russia missed the deadline",
-            "paragraphs": [
-                "Russia sent no orders for S1901M.",
-                "The game waits for a replacement.",
-            ],
-        }
+        "gm_notice.txt": sample(
+            subject="Russia missed the deadline",
+            paragraphs=["Russia sent no orders for S1901M.", "The game waits for a replacement."],
+        )
     },
     "gm/player_resigned.txt.j2": {
-        "gm_player_resigned.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "power": "Turkey",
-            "address": "turkey@example.org",
-        }
+        "gm_player_resigned.txt": sample(power="Turkey", address="turkey@example.org")
     },
     "gm/signon_locked.txt.j2": {
-        "gm_signon_locked.txt": lambda: signon_locked_context(),
-        "gm_signon_locked_master.txt": lambda: signon_locked_context(
-            power=None, address="gm@example.org", registered=False
+        "gm_signon_locked.txt": sample(**SIGNON_LOCKED),
+        "gm_signon_locked_master.txt": sample(
+            **{**SIGNON_LOCKED, "power": None, "address": "gm@example.org", "registered": False}
         ),
     },
     "player/confirm.txt.j2": {"confirm_errors.txt": confirm_context},
@@ -289,36 +307,27 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/late.txt.j2": {"late_player.txt": notices_context},
     "player/new_deadline.txt.j2": {
         # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
-        "player_notice_deadline.txt": lambda: new_deadline_context(),
-        "player_new_deadline_own_zone.txt": lambda: new_deadline_context(
-            deadline_player=IN_NEW_YORK
+        "player_notice_deadline.txt": sample(**NEW_DEADLINE),
+        "player_new_deadline_own_zone.txt": sample(
+            **{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}
         ),
     },
     "player/new_password.txt.j2": {
-        "player_new_password.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "power": "England",
-            "password": "k3ttle-drum",
-            "signon_line": "SIGNON Ewinter01 k3ttle-drum",
-        }
+        "player_new_password.txt": sample(
+            power="England", password="k3ttle-drum", signon_line="SIGNON Ewinter01 k3ttle-drum"
+        )
     },
     "player/notice.txt.j2": {
-        "player_notice.txt": lambda: {
-            "judge_name": "USDP",
-            "game_name": "winter01",
-            "power": "England",
-            "subject": "New password for England",
-            "paragraphs": [
-                "The game master has reset the password.",
-                "Sign on with: SIGNON Ew...",
-            ],
-        }
+        "player_notice.txt": sample(
+            power="England",
+            subject="New password for England",
+            paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
+        )
     },
     "player/reminder.txt.j2": {"reminder.txt": notices_context},
     "player/replaced.txt.j2": {
-        "player_replaced.txt": lambda: replaced_context("gm@example.org"),
-        "player_replaced_no_master.txt": lambda: replaced_context(None),
+        "player_replaced.txt": sample(power="England", master_address="gm@example.org"),
+        "player_replaced_no_master.txt": sample(power="England", master_address=None),
     },
     "player/reply.txt.j2": {
         "reply.txt": lambda: {
@@ -331,7 +340,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
         }
     },
     "player/signon_locked.txt.j2": {
-        "player_signon_locked.txt": lambda: signon_locked_context(registered=False),
+        "player_signon_locked.txt": sample(**{**SIGNON_LOCKED, "registered": False}),
     },
 }
 
@@ -343,59 +352,6 @@ CHECKED_ELSEWHERE = {
     "late_others_anonymous.txt": "test_notices.py::test_late_others_template_anonymous",
     "reminder_adjustments.txt": "test_notices.py::test_reminder_template_adjustments",
 }
-
-
-def undeliverable_context(*, refused: bool) -> dict[str, object]:
-    return {
-        "judge_name": "USDP",
-        "game_name": "winter01",
-        "to": "bob@example.org",
-        "subject": "Diplomacy results winter01 S1901M",
-        "message_id": "<20261123120000.1.abc@judge.example.org>",
-        "written": datetime(2026, 11, 23, 12, 0, tzinfo=UTC),
-        "attempts": 1 if refused else 9,
-        "reason": "example.org:25 refused the recipient bob@example.org: 550 5.1.1 No such user"
-        if refused
-        else "connection to example.org:25 timed out",
-        "refused": refused,
-    }
-
-
-def signon_locked_context(**changes: object) -> dict[str, object]:
-    context: dict[str, object] = {
-        "judge_name": "USDP",
-        "game_name": "winter01",
-        "power": "England",
-        "address": "england@example.org",
-        "failures": 5,
-        "sender": "guesser@elsewhere.example",
-        "registered": True,
-        "until": IN_LONDON,
-    }
-    context.update(changes)
-    return context
-
-
-def new_deadline_context(**changes: object) -> dict[str, object]:
-    context: dict[str, object] = {
-        "judge_name": "USDP",
-        "game_name": "winter01",
-        "power": "England",
-        "phase_code": "F1901R",
-        "deadline_game": IN_LONDON,
-        "deadline_player": None,
-    }
-    context.update(changes)
-    return context
-
-
-def replaced_context(master_address: str | None) -> dict[str, object]:
-    return {
-        "judge_name": "USDP",
-        "game_name": "winter01",
-        "power": "England",
-        "master_address": master_address,
-    }
 
 
 @pytest.mark.parametrize(
