@@ -15,6 +15,7 @@ plain text.
 from __future__ import annotations
 
 import re
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,7 +23,7 @@ import jinja2
 
 from judge.mail.subjects import strip_reply
 
-__all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "reply_subject"]
+__all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "fill", "reply_subject"]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: The judge's templates: inside the package when it is installed from a wheel (the build
@@ -66,6 +67,23 @@ def _one_line(text: str) -> str:
     return " ".join(part for part in parts if part)
 
 
+def fill(text: str, width: int = 76) -> str:
+    """``text`` as one paragraph: its lines joined by single spaces, then broken at spaces
+    into lines of at most ``width`` characters.  A longer word is never broken, nor one
+    with a hyphen (an address, a file name): it stands alone on a longer line.
+
+    A template writes a paragraph over as many lines as reads well, inside
+    ``{% filter fill %}``.  This is :func:`textwrap.fill`, which Jinja's own ``wordwrap``
+    matches except on tabs and other blanks in the values (it keeps them as they are).
+
+    >>> fill("a paragraph\\n  over two lines", 12)
+    'a paragraph\\nover two\\nlines'
+    >>> fill("see judge@very-long-host.example.org", 10)
+    'see\\njudge@very-long-host.example.org'
+    """
+    return textwrap.fill(_one_line(text), width, break_long_words=False, break_on_hyphens=False)
+
+
 def _clean_body(text: str) -> str:
     """Trailing spaces off every line (mailers mangle them) and exactly one final newline."""
     lines = [line.rstrip(" \t") for line in text.splitlines()]
@@ -100,6 +118,7 @@ class Renderer:
         )
         self.env.filters["reply_subject"] = reply_subject
         self.env.filters["one_line"] = _one_line
+        self.env.filters["fill"] = fill
         self._compiled: dict[str, _Pair] = {}
 
     def _load(self, name: str) -> _Pair:

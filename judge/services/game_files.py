@@ -34,18 +34,16 @@ from judge.config import (
 )
 from judge.db import queries
 from judge.db.models import Game, GameStatus, Player, PlayerStatus
-from judge.engine.board import standard_map
 from judge.presenters import format_deadline
+from judge.services import mailings
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_zone, player_zone
+from judge.services.game_settings import game_zone
 from judge.services.games import (
+    current_position,
     find_game,
-    notify_master,
     set_deadline,
     start_game,
-    tell_player,
-    welcome,
 )
 from judge.services.passwords import hash_password, verify_password
 
@@ -102,16 +100,12 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     game.config_digest = digest
     game.updated_at = now
     session.flush()
-    news: list[str] = []
+    news: list[mailings.EditNews] = []
     record["players"] = _apply_players(session, judge, game, config, applied, changes, news)
     record["deadline"] = _apply_deadline(session, judge, game, config, applied, changes, news)
     game.file_applied = record
     if news:
-        notify_master(
-            session, judge, game, now, f"Your edit of {path.name} was applied",
-            "\n\n".join([f"The judge applied your edit of {path.name}: "
-                         f"{', '.join(changes)}.", *news]),
-        )  # fmt: skip
+        mailings.send_edit_applied(session, judge, game, path, changes, news, now)
     started = False
     if config.settings.autostart and game.status == GameStatus.FORMING and len(config.players) == 7:
         start_game(session, judge, game.name, now)
@@ -204,13 +198,13 @@ def _apply_players(
     config: GameConfig,
     applied: dict[str, Any],
     changes: list[str],
-    news: list[str],
+    news: list[mailings.EditNews],
 ) -> dict[str, Any]:
     """Apply the players' lines the file changed; the new record of them.
 
     In a running game a new address is a replacement player and a new password a reset;
     what a line's player set by mail is kept unless the game master changed that very
-    field.  ``news`` gets a paragraph for the game master about each such change.
+    field.  ``news`` gets what the game master is told about each such change.
     """
     running = game.status in (GameStatus.ACTIVE, GameStatus.PAUSED)
     seats = {p.power: p for p in queries.players_of(session, game.id)}
@@ -268,13 +262,11 @@ def _apply_players(
         if not same_password and seat.password and password_hash:
             player.password_hash = password_hash
             if running:
-                _tell_reset(session, judge, game, player, seat.password)
-                changes.append(f"{seat.power}: password reset")
-                news.append(
-                    f"{seat.power}'s password is now the one in the game file (its line there "
-                    f"has a new password): a reset. The player was told the new password at "
-                    f"{player.address}."
+                mailings.send_new_password(
+                    session, judge, game, player, seat.password, game.updated_at
                 )
+                changes.append(f"{seat.power}: password reset")
+                news.append(mailings.PasswordReset(seat.power, player.address))
             else:
                 changes.append(f"{seat.power}: new password")
         if seat.timezone not in (None, last["timezone"], player.timezone):
@@ -292,20 +284,13 @@ def _replace(
     timezone: str | None,
     password: str | None,
     changes: list[str],
-    news: list[str],
+    news: list[mailings.EditNews],
 ) -> None:
     """Put a new player in a running game's seat: a fresh seat, a welcome with the
     current position and a password, and a word to the player who loses it."""
     old = player.address
     now = game.updated_at
-    tell_player(
-        session, judge, game, player, old, f"You no longer play {player.power}", now,
-        f"The game master has put a new player in for {player.power} in {game.name}. "
-        f"Mail from you no longer signs on as {player.power}, and the judge sends you no "
-        f"more mail about the game as {player.power}."
-        + (f" If you think this is a mistake, write to the game master at "
-           f"{game.master_address}." if game.master_address else ""),
-    )  # fmt: skip
+    mailings.send_replaced(session, judge, game, player, old, now)
     player.address = address
     player.timezone = timezone
     player.status = PlayerStatus.ACTIVE
@@ -318,26 +303,12 @@ def _replace(
     if password is None:
         password = judge.make_password()
     player.password_hash = hash_password(password)
-    welcome(session, judge, game, player, password, now, replacement=True)
-    changes.append(f"{player.power}: replacement player {address} for {old}")
-    news.append(
-        f"{player.power} is now played by {address}, replacing {old} (its line in the game "
-        f"file has a new address). The new player was sent the current position and a "
-        f"password; {old} was told it no longer plays {player.power}."
+    position = current_position(session, game)
+    mailings.send_welcome(
+        session, judge, game, player, password, now, position=position, replacement=True
     )
-
-
-def _tell_reset(session: Session, judge: Judge, game: Game, player: Player, password: str) -> None:
-    letter = standard_map().power_letter[player.power]
-    tell_player(
-        session, judge, game, player, player.address, f"New password for {player.power}",
-        game.updated_at,
-        f"The game master has reset the password for {player.power} in {game.name}. "
-        f"Your new password is: {password}\n"
-        f"Keep it to yourself: anyone who has it can give orders for {player.power}.",
-        f"Sign on with: SIGNON {letter}{game.name} {password}",
-        secret=True,
-    )  # fmt: skip
+    changes.append(f"{player.power}: replacement player {address} for {old}")
+    news.append(mailings.Replacement(player.power, address, old))
 
 
 def _apply_deadline(
@@ -347,7 +318,7 @@ def _apply_deadline(
     config: GameConfig,
     applied: dict[str, Any],
     changes: list[str],
-    news: list[str],
+    news: list[mailings.EditNews],
 ) -> dict[str, Any] | None:
     """Apply the file's one-off ``deadline`` if it is new; the new record of it.
 
@@ -369,13 +340,8 @@ def _apply_deadline(
             record = queries.phase_record(session, game.id, seq) if seq else None
             phase = f"for {record.phase}" if record is not None else "for an earlier phase"
             changes.append(f"deadline {text} is stale: it was {phase}")
-            current = format_deadline(game.deadline, zone) if game.deadline else "none"
-            news.append(
-                f"The game file still says deadline = {text}, which was {phase}. It was not "
-                f"applied to {game.phase}, whose deadline stays {current}. To set this "
-                "phase's deadline, write a new date in the file (or send SET DEADLINE); "
-                "otherwise remove the key."
-            )
+            was_for = record.phase if record is not None else None
+            news.append(mailings.StaleDeadline(deadline, was_for, game.phase, game.deadline))
         return dict(last)
     if game.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
         if deadline != game.deadline:
@@ -415,16 +381,11 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             settings["rejected_config"] = digest
             game.settings = settings
             report.append(f"{game.name}: edit refused: {err}")
-            notify_master(
-                session, judge, game, now, f"Your edit of {path.name} was refused",
-                f"The judge could not use the new {path}:\n\n{err}\n\n"
-                "Nothing was changed; the game goes on with the old settings. Fix the file "
-                "and save it again.",
-            )  # fmt: skip
+            mailings.send_edit_refused(session, judge, game, path, err, now)
             continue
         report.append(f"{game.name}: reloaded ({', '.join(loaded.changes) or 'no changes'})")
         if game.deadline != before and game.deadline is not None and game.phase:
-            _announce_deadline(session, judge, game, now)
+            mailings.send_new_deadline(session, judge, game, now)
     return report
 
 
@@ -445,20 +406,6 @@ def _record_legacy(session: Session, judge: Judge, game: Game, path: Path, diges
 #: Unchanged files of games loaded by an older judge that this judge cannot use, by path,
 #: with the digest found so.
 _UNUSABLE_LEGACY: dict[Path, str] = {}
-
-
-def _announce_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
-    zone = game_zone(game, judge)
-    assert game.deadline is not None
-    for player in queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED):
-        lines = [f"The deadline for {game.phase} is now {format_deadline(game.deadline, zone)}."]
-        own = player_zone(game, player, judge)
-        if own != zone:
-            lines.append(f"In your own time zone: {format_deadline(game.deadline, own)}.")
-        tell_player(
-            session, judge, game, player, player.address,
-            f"New deadline for {game.name} {game.phase}", now, "\n".join(lines), kind="deadline",
-        )  # fmt: skip
 
 
 def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetime) -> list[str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Iterable
 from datetime import datetime, timedelta
 from typing import Any
@@ -11,7 +10,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import Nmr
 from judge.db import queries
-from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
+from judge.db.models import Game, GameStatus, PhaseRecord, PlayerStatus
 from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import standard_map
@@ -25,7 +24,9 @@ from judge.engine.orders import Order
 from judge.engine.phases import Phase
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.presenters import format_deadline, position_report, results_report
+from judge.presenters import format_deadline, results_report
+from judge.services import mailings
+from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
@@ -34,7 +35,6 @@ from judge.services.game_settings import (
     game_settings,
     game_zone,
     phase_deadline,
-    player_zone,
 )
 from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password
@@ -73,33 +73,6 @@ def current_position(session: Session, game: Game) -> Position:
     if record is None:
         raise ServiceError(f"game {game.name} has not started")
     return position_from_document(record.position, standard_map())
-
-
-def tell_player(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player,
-    address: str,
-    subject: str,
-    now: datetime,
-    *paragraphs: str,
-    kind: str = "notice",
-    secret: bool = False,
-) -> None:
-    """Queue a notice about ``player``'s seat to ``address`` (``secret``: it holds a
-    password, purged from the outbox once sent)."""
-    mail = judge.renderer.render(
-        "player/notice.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        power=player.power,
-        subject=subject,
-        paragraphs=list(paragraphs),
-    )
-    queue_mail(
-        session, judge, to=address, mail=mail, kind=kind, now=now, game_id=game.id, secret=secret
-    )
 
 
 # -- starting -------------------------------------------------------------------------
@@ -146,63 +119,16 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
             deadline=game.deadline,
         )
     )
-    for player in sorted(players, key=lambda p: p.power):
+    seats = {p.id: p for p in players}
+    for reader in recipients(session, game, Audience.SEATS, judge):
+        assert reader.player_id is not None  # a seat's reader
+        player = seats[reader.player_id]
         password: str | None = None
         if not player.password_hash:
             password = judge.make_password()
             player.password_hash = hash_password(password)
-        welcome(session, judge, game, player, password, now, position=position)
+        mailings.send_welcome(session, judge, game, player, password, now, position=position)
     return game
-
-
-def welcome(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player,
-    password: str | None,
-    now: datetime,
-    *,
-    position: Position | None = None,
-    replacement: bool = False,
-) -> None:
-    """The "game starting" email: power, password, deadline, how to order, the position."""
-    game_map = standard_map()
-    if position is None:
-        position = current_position(session, game)
-    zone = game_zone(game, judge)
-    mail = judge.renderer.render(
-        "player/gamestart.txt.j2",
-        judge_name=judge.settings.name,
-        judge_address=judge.settings.address,
-        game_name=game.name,
-        variant="Standard",
-        rules_text=f"{game_rules(game).edition.value} rulebook",
-        press=game_settings(game).press.value,
-        power=player.power,
-        password=password,
-        signon_line=f"SIGNON {game_map.power_letter[player.power]}{game.name} <password>",
-        deadline_game=format_deadline(game.deadline, zone) if game.deadline else "none set",
-        deadline_player=_player_deadline(game, player, judge),
-        phase_text=position.phase.describe(),
-        position_text=position_report(position),
-        master_address=game.master_address,
-        replacement=replacement,
-    )
-    kind = "replacement" if replacement else "gamestart"
-    queue_mail(
-        session, judge, to=player.address, mail=mail, kind=kind, now=now, game_id=game.id,
-        secret=password is not None,
-    )  # fmt: skip
-
-
-def _player_deadline(game: Game, player: Player, judge: Judge) -> str | None:
-    if game.deadline is None:
-        return None
-    zone = player_zone(game, player, judge)
-    if zone == game_zone(game, judge):
-        return None
-    return format_deadline(game.deadline, zone)
 
 
 # -- processing -----------------------------------------------------------------------
@@ -254,13 +180,7 @@ def process_game(
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
                 player.status = PlayerStatus.CIVIL_DISORDER
-                notify_master(
-                    session, judge, game, now,
-                    f"{player.power} is in civil disorder in {game.name}",
-                    f"{player.power} ({player.address}) missed two phases in a row and is now "
-                    "in civil disorder: its units hold and its missing removals follow the "
-                    "civil disorder rule. Put a replacement player in with the game file.",
-                )  # fmt: skip
+                mailings.send_civil_disorder(session, judge, game, player, now)
 
     nxt = outcome.position
     game.seq += 1
@@ -284,29 +204,8 @@ def process_game(
             deadline=game.deadline,
         )
     )
-    zone = game_zone(game, judge)
-    mail = judge.renderer.render(
-        "all/results.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        variant="Standard",
-        phase_code=position.phase.code,
-        report=report,
-        next_phase_text=None if outcome.winner else _next_text(nxt.phase),
-        deadline_game=format_deadline(game.deadline, zone) if game.deadline else None,
-        winner=outcome.winner,
-    )
-    recipients = [p.address for p in sorted(players, key=lambda p: p.power)]
-    if game.master_address and game.master_address not in recipients:
-        recipients.append(game.master_address)
-    for address in recipients:
-        queue_mail(session, judge, to=address, mail=mail, kind="results", now=now, game_id=game.id)
+    mailings.send_results(session, judge, game, position.phase, report, outcome, now)
     return outcome
-
-
-def _next_text(phase: Phase) -> str:
-    kind = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}[phase.kind.value]
-    return f"{kind} for {phase.season.word} of {phase.year}"
 
 
 def game_summary(session: Session, game: Game, judge: Judge) -> dict[str, Any]:
@@ -389,9 +288,12 @@ def no_moves_received(
 def notify_master(
     session: Session, judge: Judge, game: Game, now: datetime, subject: str, text: str
 ) -> None:
-    """Queue a notice to the game's master, if it has one."""
-    if not game.master_address:
-        return
+    """Queue a notice in words of the caller's (``gm/notice.txt.j2``) to the game's master,
+    if it has one.
+
+    Only the conversation still calls this (a resignation); every other notice has a
+    template of its own in :mod:`judge.services.mailings` (the resignation's is
+    :func:`~judge.services.mailings.send_player_resigned`)."""
     mail = judge.renderer.render(
         "gm/notice.txt.j2",
         judge_name=judge.settings.name,
@@ -399,64 +301,13 @@ def notify_master(
         subject=subject,
         paragraphs=[text],
     )
-    queue_mail(session, judge, to=game.master_address, mail=mail, kind="notice", now=now,
-               game_id=game.id)  # fmt: skip
+    for reader in recipients(session, game, Audience.MASTER, judge):
+        queue_mail(session, judge, to=reader.address, mail=mail, kind="notice", now=now,
+                   game_id=game.id)  # fmt: skip
 
 
-def notify_signon_locked(
-    session: Session,
-    judge: Judge,
-    game: Game,
-    player: Player | None,
-    now: datetime,
-    *,
-    failures: int,
-    sender: str,
-    registered: bool,
-    until: datetime,
-) -> None:
-    """Tell the game master, and the player at the registered address (``player`` None:
-    the game master's own sign-on), that too many wrong passwords locked a seat's
-    sign-ons until ``until``: once per lockout (the caller locks once)."""
-    who = player.power if player is not None else f"the game master of {game.name}"
-    as_who = player.power if player is not None else "game master"
-    address = player.address if player is not None else game.master_address
-    scope = (
-        f"from its registered address ({address})"
-        if registered
-        else f"from any address but its registered one ({address})"
-    )
-    when = format_deadline(until, game_zone(game, judge))
-    facts = (
-        f"{failures} wrong passwords for {who} were sent within an hour, the last from "
-        f"{sender}: sign-ons as {as_who} {scope} are refused, without looking at the "
-        f"password, until {when}."
-    )
-    subject = f"sign-ons as {as_who} locked"
-    notify_master(
-        session, judge, game, now, subject,
-        _wrap(facts) + "\n\n" + _wrap(
-            "If they were not sent by the player, someone may be guessing the password: no "
-            "guess was right. Nothing needs doing; a password reset in the game file, or a "
-            "new address, is up to you."
-        ),
-    )  # fmt: skip
-    if player is None:
-        return
-    tell_player(
-        session, judge, game, player, player.address, subject, now,
-        _wrap(facts),
-        _wrap(
-            "If you did not send them, someone may be guessing your password: no guess was "
-            "right. If your password is short or easy to guess, choose a longer one with "
-            "SET PASSWORD."
-        ),
-    )  # fmt: skip
-
-
-def _wrap(text: str) -> str:
-    """A paragraph of a notice, broken at spaces into lines of at most 76 characters."""
-    return textwrap.fill(text, 76, break_long_words=False, break_on_hyphens=False)
+#: The conversation's name for :func:`judge.services.mailings.send_signon_locked`.
+notify_signon_locked = mailings.send_signon_locked
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:

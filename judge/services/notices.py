@@ -27,7 +27,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game, NoticeKind, NoticeRecord, Player, PlayerStatus
+from judge.db.models import Game, NoticeKind, NoticeRecord
 from judge.engine.obligations import Owed, owed
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
@@ -35,20 +35,13 @@ from judge.engine.position import Position
 from judge.presenters import (
     adjustment_status,
     echo_lines,
-    format_deadline,
     missing_lines,
-    phase_heading,
 )
+from judge.services import mailings
+from judge.services.audience import Audience, Recipient, recipients
 from judge.services.context import Judge
-from judge.services.game_settings import (
-    game_rules,
-    game_settings,
-    game_zone,
-    phase_deadline,
-    player_zone,
-)
+from judge.services.game_settings import game_rules, game_settings, phase_deadline
 from judge.services.games import current_phase, current_position, phase_orders
-from judge.services.outbox import queue_mail
 
 __all__ = ["Standing", "send_late_notices", "send_reminders", "standings"]
 
@@ -116,31 +109,14 @@ def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
             continue
         position = current_position(session, game)
         owing = standings(session, game)
-        for player in _active_players(session, game, position):
-            standing = owing.get(player.power)
+        for reader in recipients(session, game, Audience.ORDERING, judge):
+            standing = owing.get(reader.power or "")
             if standing is None or standing.complete:
                 continue
-            if not _claim(session, game, NoticeKind.REMINDER, player, 0, now):
+            if not _claim(session, game, NoticeKind.REMINDER, reader, 0, now):
                 continue
-            mail = judge.renderer.render(
-                "player/reminder.txt.j2",
-                **_common(judge, game, position, player),
-                heading=_heading(game, position),
-                order_lines=list(standing.order_lines),
-                missing_lines=list(standing.missing_lines),
-                signon_line=(
-                    f"SIGNON {position.map.power_letter[player.power]}{game.name} <password>"
-                ),
-            )
-            queue_mail(
-                session,
-                judge,
-                to=player.address,
-                mail=mail,
-                kind="reminder",
-                now=now,
-                game_id=game.id,
-            )
+            due = mailings.OrdersDue(position, reader, standing.order_lines, standing.missing_lines)
+            mailings.send_reminder(session, judge, game, due, now)
             queued += 1
     return queued
 
@@ -164,42 +140,26 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
         day = (now - game.deadline) // _DAY
         position = current_position(session, game)
         owing = standings(session, game)
-        players = _active_players(session, game, position)
-        late_powers = [p.power for p in players if not owing[p.power].complete]
+        readers = recipients(session, game, Audience.ORDERING, judge)
+        late_powers = [r.power for r in readers if r.power and not owing[r.power].complete]
         if not late_powers:
             continue
         anonymous = game_settings(game).anonymous
         process_at = game.deadline + grace
-        for player in players:
-            is_late = player.power in late_powers
+        for reader in readers:
+            assert reader.power is not None  # a player, never the master
+            is_late = reader.power in late_powers
             kind = NoticeKind.LATE if is_late else NoticeKind.LATE_OTHERS
-            if not _claim(session, game, kind, player, day, now):
+            if not _claim(session, game, kind, reader, day, now):
                 continue
-            standing = owing[player.power]
-            common = {
-                **_common(judge, game, position, player),
-                "process_game": format_deadline(process_at, game_zone(game, judge)),
-                "process_player": _own_zone(judge, game, player, process_at),
-            }
+            standing = owing[reader.power]
+            due = mailings.OrdersDue(position, reader, standing.order_lines, standing.missing_lines)
             if is_late:
-                mail = judge.renderer.render(
-                    "player/late.txt.j2",
-                    **common,
-                    heading=_heading(game, position),
-                    order_lines=list(standing.order_lines),
-                    missing_lines=list(standing.missing_lines),
-                )
+                mailings.send_late(session, judge, game, due, process_at, now)
             else:
-                mail = judge.renderer.render(
-                    "all/late.txt.j2",
-                    **common,
-                    nothing_needed=not standing.order_lines and not standing.missing_lines,
-                    late_count=len(late_powers),
-                    late_powers=None if anonymous else _and_list(late_powers),
+                mailings.send_late_others(
+                    session, judge, game, due, late_powers, process_at, now, anonymous=anonymous
                 )
-            queue_mail(
-                session, judge, to=player.address, mail=mail, kind="late", now=now, game_id=game.id
-            )
             queued += 1
     return queued
 
@@ -220,26 +180,16 @@ def _playing(session: Session) -> list[Game]:
     return playing
 
 
-def _active_players(session: Session, game: Game, position: Position) -> list[Player]:
-    """The players still playing, in the map's power order (so late powers are listed so).
-
-    Resigned players and powers in civil disorder are not expected to order, so they get
-    no notices and are never named as late.
-    """
-    powers = position.map.powers
-    players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
-    return sorted(players, key=lambda p: powers.index(p.power) if p.power in powers else 99)
-
-
 def _claim(
-    session: Session, game: Game, kind: NoticeKind, player: Player, day: int, now: datetime
+    session: Session, game: Game, kind: NoticeKind, reader: Recipient, day: int, now: datetime
 ) -> bool:
     """Record that this notice is being sent; False when it already was.
 
     The look-up keeps the common case quiet; the unique key decides a race with another
     process, whose insert wins while ours fails inside a savepoint and changes nothing else.
     """
-    if queries.notice_sent(session, game.id, game.seq, kind, player.id, day):
+    assert reader.player_id is not None  # notices go to players
+    if queries.notice_sent(session, game.id, game.seq, kind, reader.player_id, day):
         return False
     try:
         with session.begin_nested():
@@ -248,7 +198,7 @@ def _claim(
                     game_id=game.id,
                     seq=game.seq,
                     kind=kind.value,
-                    player_id=player.id,
+                    player_id=reader.player_id,
                     day=day,
                     sent_at=now,
                 )
@@ -256,42 +206,3 @@ def _claim(
     except IntegrityError:
         return False
     return True
-
-
-def _common(judge: Judge, game: Game, position: Position, player: Player) -> dict[str, object]:
-    """Context every notice template uses."""
-    assert game.deadline is not None
-    return {
-        "judge_name": judge.settings.name,
-        "judge_address": judge.settings.address,
-        "game_name": game.name,
-        "variant": "Standard",
-        "phase_code": position.phase.code,
-        "phase_text": position.phase.describe(),
-        "phase_kind": position.phase.kind.value,
-        "power": player.power,
-        "deadline_game": format_deadline(game.deadline, game_zone(game, judge)),
-        "deadline_player": _own_zone(judge, game, player, game.deadline),
-    }
-
-
-def _heading(game: Game, position: Position) -> str:
-    word = position.phase.kind.word
-    return phase_heading(word, position.phase, game.name, game.seq)
-
-
-def _own_zone(judge: Judge, game: Game, player: Player, when: datetime) -> str | None:
-    """``when`` in the player's own zone, or None when that is the game's zone anyway."""
-    zone = player_zone(game, player, judge)
-    return None if zone == game_zone(game, judge) else format_deadline(when, zone)
-
-
-def _and_list(names: list[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``.
-
-    >>> _and_list(["France"]), _and_list(["France", "Italy", "Turkey"])
-    ('France', 'France, Italy and Turkey')
-    """
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -292,25 +292,11 @@ def _tell_master(
     if game is None or not game.master_address:
         log.error("mail %s failed and has no game master to tell", message.message_id)
         return
-    why = (
-        f"The mail server refused it: {reason}"
-        if refused
-        else f"It was tried {message.attempts} times; the last failure was: {reason}"
-    )
-    mail = judge.renderer.render(
-        "gm/notice.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        subject=f"mail to {message.to_addr} could not be delivered",
-        paragraphs=[
-            f'The judge could not deliver the email "{message.subject}" to '
-            f"{message.to_addr} (Message-ID {message.message_id}, written "
-            f"{message.created_at:%Y-%m-%d %H:%M} UTC).",
-            why,
-            "The judge will not send it again. If the address is wrong, have it corrected; "
-            "the player may need to hear about it some other way.",
-        ],
-    )
-    queue_mail(
-        session, judge, to=game.master_address, mail=mail, kind="notice", now=at, game_id=game.id
-    )
+    # The sending functions queue their mail through this module, so it is imported here.
+    from judge.services.mailings import send_mail_undeliverable
+
+    send_mail_undeliverable(
+        session, judge, game, at,
+        to=message.to_addr, subject=message.subject, message_id=message.message_id,
+        written=message.created_at, attempts=message.attempts, reason=reason, refused=refused,
+    )  # fmt: skip

@@ -7,6 +7,7 @@ read the diff before committing it.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -92,10 +93,6 @@ def confirm_context(**changes: object) -> dict[str, object]:
     return context
 
 
-def test_gamestart(renderer: Renderer) -> None:
-    check_golden(renderer.render("player/gamestart.txt.j2", **gamestart_context()), "gamestart.txt")
-
-
 def test_gamestart_password_from_the_game_master(renderer: Renderer) -> None:
     mail = renderer.render(
         "player/gamestart.txt.j2",
@@ -116,18 +113,6 @@ def test_gamestart_for_a_replacement_player(renderer: Renderer) -> None:
         **gamestart_context(replacement=True, phase_text="Movement for Fall of 1902"),
     )
     check_golden(mail, "gamestart_replacement.txt")
-
-
-def test_player_notice(renderer: Renderer) -> None:
-    mail = renderer.render(
-        "player/notice.txt.j2",
-        judge_name="USDP",
-        game_name="winter01",
-        power="England",
-        subject="New password for England",
-        paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
-    )
-    check_golden(mail, "player_notice.txt")
 
 
 def test_confirm_with_errors(renderer: Renderer) -> None:
@@ -158,22 +143,25 @@ def test_confirm_complete_from_another_address(renderer: Renderer) -> None:
     check_golden(mail, "confirm_complete.txt")
 
 
-def test_results(renderer: Renderer) -> None:
+def results_context() -> dict[str, object]:
     out = adjudicate(
         Position.initial(standard_map()),
         {"France": ["A Par-Bur"], "Germany": ["A Mun-Bur", "A Ber-Kie"], "England": ["F Lon-Nth"]},
     )
-    mail = renderer.render(
-        "all/results.txt.j2",
-        judge_name="USDP",
-        game_name="winter01",
-        variant="Standard",
-        phase_code="S1901M",
-        report=results_report("winter01", 1, out),
-        next_phase_text=out.position.phase.describe(),
-        deadline_game=IN_LONDON,
-        winner=None,
-    )
+    return {
+        "judge_name": "USDP",
+        "game_name": "winter01",
+        "variant": "Standard",
+        "phase_code": "S1901M",
+        "report": results_report("winter01", 1, out),
+        "next_phase_text": out.position.phase.describe(),
+        "deadline_game": IN_LONDON,
+        "winner": None,
+    }
+
+
+def test_results(renderer: Renderer) -> None:
+    mail = renderer.render("all/results.txt.j2", **results_context())
     assert mail.subject == "Diplomacy results winter01 S1901M"
     check_golden(mail, "results.txt")
 
@@ -195,43 +183,204 @@ def test_results_end_of_game(renderer: Renderer) -> None:
     )
 
 
-def test_reply(renderer: Renderer) -> None:
-    mail = renderer.render(
-        "player/reply.txt.j2",
-        judge_name="USDP",
-        subject_in="help",
-        paragraphs=["You are not signed on to any game.", "Send HELP for the list of commands."],
-    )
-    check_golden(mail, "reply.txt")
+# -- every template, with sample values, against its golden files ----------------------
 
 
-def test_gm_notice(renderer: Renderer) -> None:
-    mail = renderer.render(
-        "gm/notice.txt.j2",
-        judge_name="USDP",
-        game_name="winter01",
-        subject="Russia missed the deadline",
-        paragraphs=["Russia sent no orders for S1901M.", "The game waits for a replacement."],
-    )
-    check_golden(mail, "gm_notice.txt")
+def notices_context(**changes: object) -> dict[str, object]:
+    """The sample the deadline notices' own tests render (tests/services/test_notices.py)."""
+    from test_notices import _context  # it imports this module: read when a test runs
+
+    return _context(**changes)
+
+
+Context = Callable[[], dict[str, object]]
+
+
+def sample(**values: object) -> Context:
+    """The values of one sample, with the judge's and the game's names every mail shows."""
+    return lambda: {"judge_name": "USDP", "game_name": "winter01", **values}
+
+
+SIGNON_LOCKED: dict[str, object] = {
+    "power": "England",
+    "address": "england@example.org",
+    "failures": 5,
+    "sender": "guesser@elsewhere.example",
+    "registered": True,
+    "until": IN_LONDON,
+}
+NEW_DEADLINE: dict[str, object] = {
+    "power": "England",
+    "phase_code": "F1901R",
+    "deadline_game": IN_LONDON,
+    "deadline_player": None,
+}
+UNDELIVERABLE: dict[str, object] = {
+    "to": "bob@example.org",
+    "subject": "Diplomacy results winter01 S1901M",
+    "message_id": "<20261123120000.1.abc@judge.example.org>",
+    "written": datetime(2026, 11, 23, 12, 0, tzinfo=UTC),
+    "attempts": 1,
+    "reason": "example.org:25 refused the recipient bob@example.org: 550 5.1.1 No such user",
+    "refused": True,
+}
+EDIT_NEWS: list[dict[str, object]] = [
+    {"kind": "password_reset", "power": "England", "address": "eng@example.org"},
+    {
+        "kind": "replacement",
+        "power": "France",
+        "address": "new@example.net",
+        "old_address": "old@example.org",
+    },
+    {
+        "kind": "stale_deadline",
+        "deadline": IN_LONDON,
+        "phase": "S1901M",
+        "current_phase": "F1901M",
+        "current_deadline": None,
+    },
+    {
+        "kind": "stale_deadline",
+        "deadline": IN_LONDON,
+        "phase": None,
+        "current_phase": "F1901M",
+        "current_deadline": IN_NEW_YORK,
+    },
+]
+
+#: template -> golden file (in ``golden/render``) -> its sample values.  A template with
+#: no sample here, or a golden file no sample (nor :data:`CHECKED_ELSEWHERE`) uses, fails
+#: a test.
+SAMPLES: dict[str, dict[str, Context]] = {
+    "all/late.txt.j2": {"late_others.txt": lambda: notices_context(power="France")},
+    "all/results.txt.j2": {"results.txt": results_context},
+    "gm/civil_disorder.txt.j2": {
+        "gm_civil_disorder.txt": sample(power="Austria", address="austria@example.org")
+    },
+    "gm/edit_applied.txt.j2": {
+        "gm_edit_applied.txt": sample(
+            file_name="winter01.toml",
+            changes=[
+                "England: password reset",
+                "France: replacement player new@example.net for old@example.org",
+                f"deadline {IN_LONDON} is stale: it was for S1901M",
+            ],
+            news=EDIT_NEWS,
+        )
+    },
+    "gm/edit_refused.txt.j2": {
+        "gm_edit_refused.txt": sample(
+            file_name="winter01.toml",
+            path=Path("/srv/judge/games/winter01.toml"),
+            error="winter01.toml, [deadlines.movement] hours: must be a number of hours "
+            "(e.g. 48), not 'two days'\nwinter01.toml, [players] Englnd: not a power",
+        )
+    },
+    "gm/mail_undeliverable.txt.j2": {
+        "gm_mail_refused.txt": sample(**UNDELIVERABLE),
+        "gm_mail_given_up.txt": sample(
+            **{
+                **UNDELIVERABLE,
+                "attempts": 9,
+                "reason": "connection to example.org:25 timed out",
+                "refused": False,
+            }
+        ),
+    },
+    "gm/notice.txt.j2": {
+        "gm_notice.txt": sample(
+            subject="Russia missed the deadline",
+            paragraphs=["Russia sent no orders for S1901M.", "The game waits for a replacement."],
+        )
+    },
+    "gm/player_resigned.txt.j2": {
+        "gm_player_resigned.txt": sample(power="Turkey", address="turkey@example.org")
+    },
+    "gm/signon_locked.txt.j2": {
+        "gm_signon_locked.txt": sample(**SIGNON_LOCKED),
+        "gm_signon_locked_master.txt": sample(
+            **{**SIGNON_LOCKED, "power": None, "address": "gm@example.org", "registered": False}
+        ),
+    },
+    "player/confirm.txt.j2": {"confirm_errors.txt": confirm_context},
+    "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
+    "player/late.txt.j2": {"late_player.txt": notices_context},
+    "player/new_deadline.txt.j2": {
+        # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
+        "player_notice_deadline.txt": sample(**NEW_DEADLINE),
+        "player_new_deadline_own_zone.txt": sample(
+            **{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}
+        ),
+    },
+    "player/new_password.txt.j2": {
+        "player_new_password.txt": sample(
+            power="England", password="k3ttle-drum", signon_line="SIGNON Ewinter01 k3ttle-drum"
+        )
+    },
+    "player/notice.txt.j2": {
+        "player_notice.txt": sample(
+            power="England",
+            subject="New password for England",
+            paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
+        )
+    },
+    "player/reminder.txt.j2": {"reminder.txt": notices_context},
+    "player/replaced.txt.j2": {
+        "player_replaced.txt": sample(power="England", master_address="gm@example.org"),
+        "player_replaced_no_master.txt": sample(power="England", master_address=None),
+    },
+    "player/reply.txt.j2": {
+        "reply.txt": lambda: {
+            "judge_name": "USDP",
+            "subject_in": "help",
+            "paragraphs": [
+                "You are not signed on to any game.",
+                "Send HELP for the list of commands.",
+            ],
+        }
+    },
+    "player/signon_locked.txt.j2": {
+        "player_signon_locked.txt": sample(**{**SIGNON_LOCKED, "registered": False}),
+    },
+}
+
+#: Golden files of templates that other tests render with other samples.
+CHECKED_ELSEWHERE = {
+    "confirm_complete.txt": "test_confirm_complete_from_another_address",
+    "gamestart_gm_password.txt": "test_gamestart_password_from_the_game_master",
+    "gamestart_replacement.txt": "test_gamestart_for_a_replacement_player",
+    "late_others_anonymous.txt": "test_notices.py::test_late_others_template_anonymous",
+    "reminder_adjustments.txt": "test_notices.py::test_reminder_template_adjustments",
+}
+
+
+@pytest.mark.parametrize(
+    ("template", "golden", "context"),
+    [
+        pytest.param(template, golden, context, id=golden)
+        for template, goldens in SAMPLES.items()
+        for golden, context in goldens.items()
+    ],
+)
+def test_template_sample(renderer: Renderer, template: str, golden: str, context: Context) -> None:
+    check_golden(renderer.render(template, **context()), golden)
+
+
+def test_every_template_has_a_golden_sample() -> None:
+    templates = sorted(str(p.relative_to(TEMPLATE_DIR)) for p in TEMPLATE_DIR.rglob("*.j2"))
+    without = [t for t in templates if t not in SAMPLES]
+    assert not without, f"templates with no sample in SAMPLES: {without}"
+    assert templates == sorted(SAMPLES), "SAMPLES names a template that does not exist"
+
+
+def test_every_golden_file_has_a_sample() -> None:
+    used = {golden for goldens in SAMPLES.values() for golden in goldens} | set(CHECKED_ELSEWHERE)
+    files = {p.name for p in GOLDEN.iterdir()}
+    assert files - used == set(), "golden files no sample uses"
+    assert used - files == set(), "samples with no golden file (run with UPDATE_GOLDEN=1)"
 
 
 # -- the renderer's own rules ------------------------------------------------------------
-
-
-def test_every_template_has_a_golden_file() -> None:
-    templates = sorted(p.relative_to(TEMPLATE_DIR) for p in TEMPLATE_DIR.rglob("*.j2"))
-    assert [str(t) for t in templates] == [
-        "all/late.txt.j2",
-        "all/results.txt.j2",
-        "gm/notice.txt.j2",
-        "player/confirm.txt.j2",
-        "player/gamestart.txt.j2",
-        "player/late.txt.j2",
-        "player/notice.txt.j2",
-        "player/reminder.txt.j2",
-        "player/reply.txt.j2",
-    ]
 
 
 def test_missing_context_key_raises(renderer: Renderer) -> None:

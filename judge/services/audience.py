@@ -1,0 +1,97 @@
+"""Who gets a game's mail: the one place that answers it.
+
+Every service that mails a game's players or its master asks :func:`recipients` with an
+:class:`Audience` instead of choosing players by status itself, so a rule such as "a
+resigned player hears no more deadlines" is written once, and a new kind of reader (the
+observers a later issue brings) is one more audience here.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from sqlalchemy.orm import Session
+
+from judge.db import queries
+from judge.db.models import Game, Player, PlayerStatus
+from judge.engine.board import standard_map
+from judge.services.context import Judge
+from judge.services.game_settings import game_zone, player_zone
+
+__all__ = ["Audience", "Recipient", "recipient_of", "recipients"]
+
+
+class Audience(enum.Enum):
+    """The readers of one kind of a game's mail."""
+
+    SEATS = "seats"
+    """Every player the game has, resigned ones too: the game's start and its results
+    (a player who resigned still reads how the game goes on)."""
+
+    PLAYERS = "players"
+    """The players still in the game: active or in civil disorder, not resigned (a new
+    deadline)."""
+
+    ORDERING = "ordering"
+    """The players expected to order: active only, since a power in civil disorder holds
+    and a resigned player is gone (reminders, late notices)."""
+
+    MASTER = "master"
+    """The game master, when the game has one."""
+
+    EVERYONE = "everyone"
+    """:attr:`SEATS` and then :attr:`MASTER`; the master once only, even when it also
+    plays a power (the results)."""
+
+    # Observers come here: an OBSERVERS audience, and EVERYONE growing to include them
+    # (the results, broadcasts).  Nothing is sent to them yet.
+
+
+@dataclass(frozen=True)
+class Recipient:
+    """One reader of a game's mail."""
+
+    address: str
+    power: str | None
+    """The power the reader plays, or ``None`` for the game master."""
+    zone: str
+    """The time zone to show this reader times in (their own, else the game's)."""
+    player_id: int | None = None
+    """The reader's row in ``players`` (``None`` for the game master)."""
+
+
+def recipient_of(game: Game, player: Player, judge: Judge, address: str | None = None) -> Recipient:
+    """``player`` as a reader of ``game``'s mail, at ``address`` (default: theirs)."""
+    return Recipient(
+        address=player.address if address is None else address,
+        power=player.power,
+        zone=player_zone(game, player, judge),
+        player_id=player.id,
+    )
+
+
+def recipients(session: Session, game: Game, audience: Audience, judge: Judge) -> list[Recipient]:
+    """The readers of ``game``'s mail for ``audience``: the players in the map's order of
+    powers, then the master."""
+    if audience is Audience.MASTER:
+        return _master(game, judge)
+    if audience is Audience.EVERYONE:
+        seats = recipients(session, game, Audience.SEATS, judge)
+        taken = {r.address for r in seats}
+        return seats + [r for r in _master(game, judge) if r.address not in taken]
+    if audience is Audience.SEATS:
+        players = queries.players_of(session, game.id)
+    elif audience is Audience.PLAYERS:
+        players = queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED)
+    else:
+        players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
+    order = {power: index for index, power in enumerate(standard_map().powers)}
+    players = sorted(players, key=lambda p: (order.get(p.power, len(order)), p.power))
+    return [recipient_of(game, player, judge) for player in players]
+
+
+def _master(game: Game, judge: Judge) -> list[Recipient]:
+    if not game.master_address:
+        return []
+    return [Recipient(address=game.master_address, power=None, zone=game_zone(game, judge))]

@@ -1,0 +1,57 @@
+"""The mail a game sends: one function per kind, each with its own template.
+
+A function here takes values (the game, a player, a time), never sentences: the words are
+in the kind's template under ``templates/`` (``player/new_deadline.txt.j2``,
+``gm/edit_refused.txt.j2`` ...), which the golden files in ``tests/data/golden/render``
+pin down.  Who reads each kind comes from :mod:`judge.services.audience`.  Each function
+queues its mail in the caller's transaction (:func:`~judge.services.outbox.queue_mail`).
+
+The replies to a player's own message (confirmations, refusals) are the conversation's
+(:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
+"""
+
+from judge.services.mailings.master import (
+    EditNews,
+    PasswordReset,
+    Replacement,
+    StaleDeadline,
+    send_civil_disorder,
+    send_edit_applied,
+    send_edit_refused,
+    send_mail_undeliverable,
+    send_player_resigned,
+)
+from judge.services.mailings.players import (
+    OrdersDue,
+    send_late,
+    send_late_others,
+    send_new_deadline,
+    send_new_password,
+    send_reminder,
+    send_replaced,
+    send_results,
+    send_signon_locked,
+    send_welcome,
+)
+
+__all__ = [
+    "EditNews",
+    "OrdersDue",
+    "PasswordReset",
+    "Replacement",
+    "StaleDeadline",
+    "send_civil_disorder",
+    "send_edit_applied",
+    "send_edit_refused",
+    "send_late",
+    "send_late_others",
+    "send_mail_undeliverable",
+    "send_new_deadline",
+    "send_new_password",
+    "send_player_resigned",
+    "send_reminder",
+    "send_replaced",
+    "send_results",
+    "send_signon_locked",
+    "send_welcome",
+]
