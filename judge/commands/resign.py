@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, MailCommand
 from judge.db.models import PlayerStatus
-from judge.services.games import notify_master
+from judge.services import mailings
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -30,8 +30,6 @@ class Resign(MailCommand):
         conversation.reply.actions.append(
             f"You have resigned from {game.name}. The game master is told."
         )
-        notify_master(
-            conversation.session, conversation.judge, game, conversation.now,
-            subject=f"{player.power} resigned from {game.name}",
-            text=f"{player.power} ({player.address}) resigned from {game.name}.",
-        )  # fmt: skip
+        mailings.send_player_resigned(
+            conversation.session, conversation.judge, game, player, conversation.now
+        )

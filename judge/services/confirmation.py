@@ -22,7 +22,7 @@ from judge.presenters import (
 from judge.render import RenderedMail
 from judge.services.game_settings import game_zone, player_zone
 from judge.services.outbox import queue_mail
-from judge.services.replies import Reply, wrapped
+from judge.services.replies import Reply
 from judge.services.signons import Marks, SignOn
 from judge.services.unit_of_work import CopyLog
 
@@ -122,24 +122,14 @@ def _queue_held_notice(
     letter = conversation.map.power_letter[player.power]
     judge = conversation.judge
     mail = judge.renderer.render(
-        "player/notice.txt.j2",
+        "player/copies_held.txt.j2",
         judge_name=judge.settings.name,
         game_name=game.name,
         power=player.power,
-        subject="copies held back",
-        paragraphs=[
-            wrapped(
-                f"{MAX_COPIES_PER_HOUR} copies of mail signed on as {player.power} from "
-                f"other addresses were sent to you in the last hour; the judge holds back "
-                f"further copies until {until}. The latest came from "
-                f"{conversation.mail.sender}."
-            ),
-            wrapped(
-                f"Whoever sent them knows your password. If it was not you, change it now "
-                f"with SET PASSWORD from this address and tell your game master. To see "
-                f"your orders as they stand, send: SIGNON {letter}{game.name} <password>"
-            ),
-        ],
+        copies=MAX_COPIES_PER_HOUR,
+        until=until,
+        sender=conversation.mail.sender,
+        signon_line=f"SIGNON {letter}{game.name} <password>",
     )
     queue_mail(
         conversation.session, judge, to=address, mail=mail, kind="copy-held",

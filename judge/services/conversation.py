@@ -97,11 +97,10 @@ def handle(
         if deserves_reply(reason) and mail.sender:
             # Too large: answered, but under the tight ration (a person needs to be told
             # once or twice; sixty oversized mails an hour are not a person).
-            spent = refuse(session, judge, row, mail, now, work, [
-                f"Your message of {size:,} bytes is larger than this judge reads "
-                f"({judge.settings.max_message_bytes:,} bytes). Please send your commands "
-                "as plain text, without attachments."
-            ])  # fmt: skip
+            spent = refuse(
+                session, judge, row, mail, now, work, "player/message_too_large.txt.j2",
+                size=size, limit=judge.settings.max_message_bytes,
+            )  # fmt: skip
             if spent is not None:
                 row.reason = f"{reason}; not answered: {spent}"
         return

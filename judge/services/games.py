@@ -36,7 +36,6 @@ from judge.services.game_settings import (
     game_zone,
     phase_deadline,
 )
-from judge.services.outbox import queue_mail
 from judge.services.passwords import hash_password
 
 
@@ -283,31 +282,6 @@ def no_moves_received(
     the powers that gave some): the phase's NMRs.  A missed phase for civil disorder, and
     what the NMR policy "wait" waits for."""
     return (set(active) & obligations.powers_owing(position, rules)) - set(orders)
-
-
-def notify_master(
-    session: Session, judge: Judge, game: Game, now: datetime, subject: str, text: str
-) -> None:
-    """Queue a notice in words of the caller's (``gm/notice.txt.j2``) to the game's master,
-    if it has one.
-
-    Only the conversation still calls this (a resignation); every other notice has a
-    template of its own in :mod:`judge.services.mailings` (the resignation's is
-    :func:`~judge.services.mailings.send_player_resigned`)."""
-    mail = judge.renderer.render(
-        "gm/notice.txt.j2",
-        judge_name=judge.settings.name,
-        game_name=game.name,
-        subject=subject,
-        paragraphs=[text],
-    )
-    for reader in recipients(session, game, Audience.MASTER, judge):
-        queue_mail(session, judge, to=reader.address, mail=mail, kind="notice", now=now,
-                   game_id=game.id)  # fmt: skip
-
-
-#: The conversation's name for :func:`judge.services.mailings.send_signon_locked`.
-notify_signon_locked = mailings.send_signon_locked
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:

@@ -38,7 +38,6 @@ from judge.services.replies import (
     count_replies,
     cut,
     refuse,
-    wrapped,
 )
 from judge.services.unit_of_work import UnitOfWork, write_changes
 
@@ -304,17 +303,9 @@ def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: da
         work = UnitOfWork()
         subject = cut(mail.subject, PARKED_SUBJECT_CHARS - 3, note=False)
         mail = replace(mail, subject=subject)
-        refuse(session, judge, row, mail, now, work, [
-            wrapped(
-                f"This judge could not process your message of "
-                f"{row.received_at:%Y-%m-%d %H:%M} UTC: it was tried {row.attempts} times "
-                "and could not be finished. Nothing in it was carried out."
-            ),
-            wrapped(
-                "The message is kept, and the keeper of this judge (or your game master) "
-                "can look at it. Please send your commands again in a short plain-text "
-                "message."
-            ),
-        ])  # fmt: skip
+        refuse(
+            session, judge, row, mail, now, work, "player/message_parked.txt.j2",
+            received_at=row.received_at, attempts=row.attempts,
+        )  # fmt: skip
         write_changes(session, work)
     return InboundState.PARKED

@@ -16,6 +16,7 @@ from judge.db.models import InboundMessage
 from judge.mail.decode import (
     IncomingMail,
 )
+from judge.render import RenderedMail
 from judge.services.context import Judge
 from judge.services.outbox import queue_mail
 from judge.services.unit_of_work import UnitOfWork
@@ -162,15 +163,20 @@ def note_reply(work: UnitOfWork, address: str, kind: str) -> None:
 
 def refuse(
     session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
-    work: UnitOfWork, paragraphs: list[str],
+    work: UnitOfWork, template: str, **context: object,
 ) -> str | None:  # fmt: skip
-    """Answer ``mail`` with a refusal of ``paragraphs`` (too large, parked) under the
-    tight loop ration; return why it was not answered (the ration is spent), else None."""
+    """Answer ``mail`` with a refusal (``template``: too large, parked; rendered with
+    ``context``) under the tight loop ration; return why it was not answered (the ration
+    is spent), else None."""
     spent = rate_limited(session, judge, mail.sender, now, work, "refusal")
     if spent is None:
-        queue_reply(
-            session, judge, row, mail, now, Reply(paragraphs=paragraphs, kind="refusal"), work
+        rendered = judge.renderer.render(
+            template,
+            judge_name=judge.settings.name,
+            subject_in=mail.subject or "(no subject)",
+            **context,
         )
+        _queue(session, judge, row, mail, now, work, rendered, "refusal")
         note_reply(work, mail.sender, "refusal")
     return spent
 
@@ -296,15 +302,17 @@ def queue_reply(
         paragraphs=paragraphs,
         error_count=reply.errors,
     )
+    _queue(session, judge, row, mail, now, work, rendered, reply.kind)
+
+
+def _queue(
+    session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
+    work: UnitOfWork, rendered: RenderedMail, kind: str,
+) -> None:  # fmt: skip
+    """Queue ``rendered`` as the answer to ``mail`` (threaded under it), with the unit of
+    work's other rows."""
     queue_mail(
-        session,
-        judge,
-        to=mail.sender,
-        mail=rendered,
-        kind=reply.kind,
-        now=now,
-        inbound_id=row.id,
-        in_reply_to=mail.message_id,
-        references=mail.references,
+        session, judge, to=mail.sender, mail=rendered, kind=kind, now=now,
+        inbound_id=row.id, in_reply_to=mail.message_id, references=mail.references,
         into=work.outbox,
-    )
+    )  # fmt: skip

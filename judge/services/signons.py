@@ -12,10 +12,10 @@ from judge.db import queries
 from judge.db.models import Game, Player, SignonGuard
 from judge.engine.board import Map
 from judge.presenters import format_deadline
+from judge.services import mailings
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone
-from judge.services.games import notify_signon_locked
 from judge.services.passwords import verify_password
 from judge.services.unit_of_work import UnitOfWork
 
@@ -181,7 +181,7 @@ def _count_failure(
     # Locked: the count starts again when the lockout ends.  Told once per lockout.
     guard.locked_until = now + SIGNON_LOCKOUT
     guard.window_start, guard.failures = None, 0
-    notify_signon_locked(
+    mailings.send_signon_locked(
         session, judge, game, player, now,
         failures=SIGNON_MAX_FAILURES, sender=sender, registered=registered,
         until=guard.locked_until,

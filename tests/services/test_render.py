@@ -287,12 +287,6 @@ SAMPLES: dict[str, dict[str, Context]] = {
             }
         ),
     },
-    "gm/notice.txt.j2": {
-        "gm_notice.txt": sample(
-            subject="Russia missed the deadline",
-            paragraphs=["Russia sent no orders for S1901M.", "The game waits for a replacement."],
-        )
-    },
     "gm/player_resigned.txt.j2": {
         "gm_player_resigned.txt": sample(power="Turkey", address="turkey@example.org")
     },
@@ -317,11 +311,25 @@ SAMPLES: dict[str, dict[str, Context]] = {
             power="England", password="k3ttle-drum", signon_line="SIGNON Ewinter01 k3ttle-drum"
         )
     },
-    "player/notice.txt.j2": {
-        "player_notice.txt": sample(
+    "player/copies_held.txt.j2": {
+        "player_copies_held.txt": sample(
             power="England",
-            subject="New password for England",
-            paragraphs=["The game master has reset the password.", "Sign on with: SIGNON Ew..."],
+            copies=5,
+            until=IN_LONDON,
+            sender="someone@elsewhere.example",
+            signon_line="SIGNON Ewinter01 <password>",
+        )
+    },
+    "player/message_parked.txt.j2": {
+        "player_message_parked.txt": sample(
+            subject_in="orders for spring",
+            received_at=datetime(2026, 11, 23, 13, 0, tzinfo=UTC),
+            attempts=3,
+        )
+    },
+    "player/message_too_large.txt.j2": {
+        "player_message_too_large.txt": sample(
+            subject_in="orders (with pictures)", size=4_718_592, limit=1_000_000
         )
     },
     "player/reminder.txt.j2": {"reminder.txt": notices_context},
