@@ -23,7 +23,7 @@ import jinja2
 
 from judge.mail.subjects import strip_reply
 
-__all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "fill", "reply_subject"]
+__all__ = ["TEMPLATE_DIR", "RenderedMail", "Renderer", "fill", "list_item", "reply_subject"]
 
 _PACKAGE = Path(__file__).resolve().parent
 #: The judge's templates: inside the package when it is installed from a wheel (the build
@@ -84,6 +84,22 @@ def fill(text: str, width: int = 76) -> str:
     return textwrap.fill(_one_line(text), width, break_long_words=False, break_on_hyphens=False)
 
 
+def list_item(text: str, width: int = 76) -> str:
+    """``text`` as an item of a list: ``"  - "`` before its first line, the next lines
+    indented to match, broken at spaces into lines of at most ``width`` characters (a
+    longer word, or one with a hyphen, is never broken).
+
+    >>> print(list_item("the attachment 'map.png' (image/png): only text is read", 30))
+      - the attachment 'map.png'
+        (image/png): only text is
+        read
+    """
+    return textwrap.fill(
+        text, width, initial_indent="  - ", subsequent_indent="    ",
+        break_long_words=False, break_on_hyphens=False,
+    )  # fmt: skip
+
+
 def _clean_body(text: str) -> str:
     """Trailing spaces off every line (mailers mangle them) and exactly one final newline."""
     lines = [line.rstrip(" \t") for line in text.splitlines()]
@@ -118,6 +134,7 @@ class Renderer:
         )
         self.env.filters["reply_subject"] = reply_subject
         self.env.filters["one_line"] = _one_line
+        self.env.filters["list_item"] = list_item
         self.env.filters["fill"] = fill
         self._compiled: dict[str, _Pair] = {}
 

@@ -251,55 +251,21 @@ def left_out_notes(reply: Reply) -> list[str]:
     return [_left_out_note(name, n) for name in _LEFT_OUT if (n := reply.left_out.get(name))]
 
 
-def more_note(left_out: dict[str, int], name: str) -> str:
-    """A new line saying how much of list ``name`` was left out ("" for nothing)."""
-    return f"\n{_left_out_note(name, left_out[name])}" if left_out.get(name) else ""
-
-
-def not_read_paragraph(items: Sequence[str]) -> str:
-    """The "Not read" list of a reply, wrapped at 76 columns."""
-    lines = ["Not read from your message:"]
-    for item in items:
-        lines.append(
-            textwrap.fill(
-                item, 76, initial_indent="  - ", subsequent_indent="    ",
-                break_long_words=False, break_on_hyphens=False,
-            )
-        )  # fmt: skip
-    return "\n".join(lines)
-
-
 def queue_reply(
     session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
     reply: Reply, work: UnitOfWork,
 ) -> None:  # fmt: skip
-    paragraphs = list(reply.paragraphs)
-    left_out = reply.left_out
-    for item in reply.rejected:
-        reason = item["reason"]
-        paragraphs.append(f"> {item['line']}\n{reason[:1].upper()}{reason[1:]}.")
-    if "rejected" in left_out:
-        paragraphs.append(more_note(left_out, "rejected").lstrip("\n"))
-    if reply.ignored:
-        paragraphs.append(
-            "These lines were not read as orders or commands:\n"
-            + "\n".join(f"> {line}" for line in reply.ignored)
-            + more_note(left_out, "ignored")
-        )
-    if reply.nothing_read:
-        paragraphs.insert(0, "This judge found no commands or orders in your message.")
-    if reply.not_read:
-        paragraphs.append(not_read_paragraph(reply.not_read) + more_note(left_out, "not_read"))
-    if reply.nothing_read or not paragraphs:
-        paragraphs.append(
-            "Write your commands and orders in the body of the message itself, as plain\n"
-            "text, one per line. Send HELP for how to use this judge."
-        )
+    """Queue the reply ``reply`` to ``mail`` (``player/reply.txt.j2``)."""
     rendered = judge.renderer.render(
         "player/reply.txt.j2",
         judge_name=judge.settings.name,
         subject_in=mail.subject or "(no subject)",
-        paragraphs=paragraphs,
+        paragraphs=reply.paragraphs,
+        rejected=reply.rejected,
+        ignored=reply.ignored,
+        not_read=reply.not_read,
+        nothing_read=reply.nothing_read,
+        left_out={name: _left_out_note(name, n) for name, n in reply.left_out.items() if n},
         error_count=reply.errors,
     )
     _queue(session, judge, row, mail, now, work, rendered, reply.kind)
