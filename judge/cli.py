@@ -280,7 +280,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
 
 def cmd_reload(args: argparse.Namespace) -> int:
     """``judge reload``: apply every game file edited since it was loaded."""
-    from judge.services.game_files import reload_configs
+    from judge.services.game_file_watch import reload_configs
 
     app = _app(args)
     with app.sessions() as session, session.begin():

@@ -40,7 +40,7 @@ from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
 from judge.runtime.sender import SentJournal, deliver_pending
-from judge.services.game_files import load_new_games, reload_configs
+from judge.services.game_file_watch import load_new_games, reload_configs
 from judge.services.games import due_games, process_game
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many

@@ -20,7 +20,7 @@ from judge.mail.decode import decode
 from judge.mail.redact import mask_passwords, redact_passwords
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
-from judge.services.game_files import reload_configs
+from judge.services.game_file_watch import reload_configs
 from judge.services.inbound import process_one
 from judge.services.intake import receive
 from judge.services.outbox import PURGED_BODY

@@ -9,7 +9,7 @@ from sqlalchemy import select
 from support.servicekit import Table, at, game_row, player, started_game
 
 from judge.db.models import Game
-from judge.services.game_files import reload_configs
+from judge.services.game_file_watch import reload_configs
 from judge.services.games import due_games
 
 

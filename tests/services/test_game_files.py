@@ -14,8 +14,8 @@ from support.servicekit import Table, at, game_row, player, started_game
 from judge.config import GameConfig, load_game_config
 from judge.db.models import Game, OutboundMessage
 from judge.runtime.bootstrap import App
-from judge.services import game_files
-from judge.services.game_files import reload_configs
+from judge.services import game_file_watch
+from judge.services.game_file_watch import reload_configs
 
 ENGLAND_LINE = 'England = { address = "england@example.org", password = "pw-eng" }'
 SIGNED_BY_GM = "SIGNON Mtest01 gm-secret\n"
@@ -263,7 +263,7 @@ def test_an_unusable_file_of_an_older_judge_is_read_once_not_at_every_look(
         parsed.append(path)
         return load_game_config(path)
 
-    monkeypatch.setattr(game_files, "load_game_config", counting)
+    monkeypatch.setattr(game_file_watch, "load_game_config", counting)
     for second in range(3):
         assert reload(app, f"2026-11-24 08:00:0{second}") == []
     assert (len(parsed), game_row(app).file_applied) == (1, None)

@@ -31,7 +31,8 @@ from judge.db.models import Game, OutboundMessage
 from judge.engine.phases import PhaseKind
 from judge.engine.rules import CivilDisorder, Edition, Rules
 from judge.runtime.bootstrap import App, open_app
-from judge.services.game_files import load_game, reload_configs
+from judge.services.game_file_watch import reload_configs
+from judge.services.game_files import load_game
 from judge.services.game_settings import game_settings, game_zone, phase_deadline
 from judge.services.games import process_game, start_game
 
