@@ -1,4 +1,8 @@
-"""Games: load a game master's config, start a game, process a phase."""
+"""Games: find a game, start it, process a phase, and say which phases are due.
+
+Loading a game master's file is :mod:`judge.services.game_files` (watching the files,
+:mod:`judge.services.game_file_watch`); the game's typed settings,
+:mod:`judge.services.game_settings`; its mail, :mod:`judge.services.mailings`."""
 
 from __future__ import annotations
 
