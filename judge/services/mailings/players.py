@@ -17,7 +17,7 @@ from judge.presenters import format_deadline, phase_heading, position_report
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone
-from judge.services.mailings.common import own_zone, queue, render, signon_line
+from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 
 # -- the game's start and its results ------------------------------------------------
 
@@ -244,9 +244,7 @@ def send_signon_locked(
         "registered": registered,
         "until": format_deadline(until, game_zone(game, judge)),
     }
-    mail = render(judge, "gm/signon_locked.txt.j2", game, **facts)
-    for reader in recipients(session, game, Audience.MASTER, judge):
-        queue(session, judge, game, reader, mail, "notice", now)
+    to_master(session, judge, game, render(judge, "gm/signon_locked.txt.j2", game, **facts), now)
     if player is not None:
         mail = render(judge, "player/signon_locked.txt.j2", game, **facts)
         queue(session, judge, game, recipient_of(game, player, judge), mail, "notice", now)
