@@ -30,6 +30,7 @@ from judge.db.session import read_only
 from judge.mail.outgoing import OutgoingMail
 from judge.mail.transport import PermanentError, TransientError
 from judge.render import RenderedMail
+from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 
 __all__ = [
@@ -289,7 +290,7 @@ def _tell_master(
         log.error("not telling anyone about the failed notice %s", message.message_id)
         return
     game = session.get(Game, message.game_id) if message.game_id is not None else None
-    if game is None or not game.master_address:
+    if game is None or not recipients(session, game, Audience.MASTER, judge):
         log.error("mail %s failed and has no game master to tell", message.message_id)
         return
     # The sending functions queue their mail through this module, so it is imported here.
