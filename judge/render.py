@@ -122,7 +122,7 @@ class Renderer:
     """
 
     def __init__(self, directory: Path | None = None) -> None:
-        """Use ``directory`` for the templates (default: the repository's ``templates/``)."""
+        """Use ``directory`` for the templates (default: :data:`TEMPLATE_DIR`)."""
         self.directory = directory if directory is not None else TEMPLATE_DIR
         self.env = jinja2.Environment(
             loader=jinja2.FileSystemLoader(self.directory),
