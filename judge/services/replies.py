@@ -4,7 +4,6 @@ rations that bound how many replies an address gets in an hour."""
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -58,18 +57,6 @@ MAX_SUBJECT_ECHO = 200
 
 #: A reason or an action, which may quote a word of the message, at most this many.
 MAX_REASON_CHARS = 500
-
-
-def wrapped(text: str) -> str:
-    """``text`` broken into lines of at most 80 characters, at spaces (not inside the
-    words :func:`keep_together` joined)."""
-    wrapped = textwrap.fill(text, 80, break_long_words=False, break_on_hyphens=False)
-    return wrapped.replace("\xa0", " ")
-
-
-def keep_together(words: str) -> str:
-    """``words`` kept on one line by :func:`wrapped`."""
-    return words.replace(" ", "\xa0")
 
 
 #: The outbox kinds of the reply to one message, each counted in its rations
