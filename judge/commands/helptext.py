@@ -69,8 +69,8 @@ def help_text(registry: Registry) -> str:
 def _not_yet_paragraph(registry: Registry) -> str:
     """What HELP says of the njudge's commands this judge does not have yet."""
     lacking = registry.not_yet
-    commands = [c.name for c in lacking if registry.family(c.name.split()[0]) is None]
-    settings = [c.name for c in lacking if registry.family(c.name.split()[0]) is not None]
+    commands = [c.name for c in lacking if not registry.in_family(c)]
+    settings = [c.name for c in lacking if registry.in_family(c)]
     # The block commands, grouped by the line that ends their block.
     blocks: dict[str, list[str]] = {}
     for command in lacking:
