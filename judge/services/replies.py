@@ -178,15 +178,17 @@ def cut(text: str, limit: int, *, note: bool = True) -> str:
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
-# A word longer than a quoted line may be: a run of that many characters and one more.
-_LONG_WORD = re.compile(rf"\S{{{MAX_QUOTED_CHARS}}}\S+")
+# A word: each run of non-blanks is matched once, from where the last one ended (a
+# pattern for "more than MAX_QUOTED_CHARS of them" rescanned every shorter run from each
+# of its characters).
+_WORD = re.compile(r"\S+")
 
 
 def _explained(text: str) -> str:
     """A reason or an action for the reply: each word of it longer than
     :data:`MAX_QUOTED_CHARS` (a word of the message it quotes) cut, and the whole at most
     :data:`MAX_REASON_CHARS` characters."""
-    text = _LONG_WORD.sub(lambda m: cut(m.group(), MAX_QUOTED_CHARS), text)
+    text = _WORD.sub(lambda m: cut(m.group(), MAX_QUOTED_CHARS), text)
     return cut(text, MAX_REASON_CHARS)
 
 
