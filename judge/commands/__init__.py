@@ -39,14 +39,12 @@ COMMAND_NAMES: tuple[str, ...] = (*REGISTRY.names, "UNKNOWN")
 
 #: The njudge's commands this judge does not have yet, as players write them.
 NJUDGE_COMMANDS: tuple[str, ...] = tuple(
-    command.name for command in REGISTRY.not_yet if REGISTRY.family(command.name.split()[0]) is None
+    command.name for command in REGISTRY.not_yet if not REGISTRY.in_family(command)
 )
 
 #: The njudge's settings this judge does not have yet (``DRAW`` for ``SET DRAW`` ...).
 NJUDGE_SETTINGS: tuple[str, ...] = tuple(
-    command.name.split(None, 1)[1]
-    for command in REGISTRY.not_yet
-    if REGISTRY.family(command.name.split()[0]) is not None
+    command.name.split(None, 1)[1] for command in REGISTRY.not_yet if REGISTRY.in_family(command)
 )
 
 #: The answer to HELP.

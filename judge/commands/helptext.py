@@ -7,7 +7,6 @@ import textwrap
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, MailCommand
-from judge.services.replies import keep_together, wrapped
 
 if TYPE_CHECKING:
     from judge.commands.registry import Registry
@@ -17,18 +16,25 @@ __all__ = ["HELP_OPENING", "docs_table", "help_text"]
 #: HELP's first line (the mail rules know it: an answer that starts so is a judge's).
 HELP_OPENING = "Send commands in the body of an email, one per line:"
 # The lists of usages keep each usage whole on a line and run to 88 columns, the width
-# of the guide's widest example lines.
+# of the guide's widest example lines; the other paragraphs, to 80.
 _LIST_WIDTH = 88
+_WIDTH = 80
 
 
-def _listing(text: str) -> str:
-    """``text`` wrapped for HELP's lists of usages."""
-    lines = textwrap.fill(text, _LIST_WIDTH, break_long_words=False, break_on_hyphens=False)
+def _fill(text: str, width: int = _WIDTH) -> str:
+    """``text`` broken into lines of at most ``width`` characters, at spaces (not inside
+    the words :func:`_keep_together` joined)."""
+    lines = textwrap.fill(text, width, break_long_words=False, break_on_hyphens=False)
     return lines.replace("\xa0", " ")
 
 
+def _keep_together(words: str) -> str:
+    """``words`` kept on one line by :func:`_fill`."""
+    return words.replace(" ", "\xa0")
+
+
 def _usages(commands: tuple[MailCommand, ...]) -> str:
-    return ", ".join(keep_together(usage) for command in commands for usage in command.help.usage)
+    return ", ".join(_keep_together(usage) for command in commands for usage in command.help.usage)
 
 
 def _or(words: list[str]) -> str:
@@ -52,19 +58,19 @@ def help_text(registry: Registry) -> str:
         usage for command in registry if command.available for usage in command.help.master_usage
     ]
     parts = [HELP_OPENING, *(command.help.guide.rstrip("\n") for command in guided)]
-    parts.append(_listing(f"Other commands: {_usages(others)}."))
+    parts.append(_fill(f"Other commands: {_usages(others)}.", _LIST_WIDTH))
     masters = _usages(registry.audience(Audience.MASTER))
-    signon = ", ".join(keep_together(usage) for usage in master_signon)
-    parts.append(_listing(f"Game masters: {signon}, then {masters}."))
-    parts.append(wrapped(_not_yet_paragraph(registry)))
+    signon = ", ".join(_keep_together(usage) for usage in master_signon)
+    parts.append(_fill(f"Game masters: {signon}, then {masters}.", _LIST_WIDTH))
+    parts.append(_fill(_not_yet_paragraph(registry)))
     return "\n".join(parts)
 
 
 def _not_yet_paragraph(registry: Registry) -> str:
     """What HELP says of the njudge's commands this judge does not have yet."""
     lacking = registry.not_yet
-    commands = [c.name for c in lacking if registry.family(c.name.split()[0]) is None]
-    settings = [c.name for c in lacking if registry.family(c.name.split()[0]) is not None]
+    commands = [c.name for c in lacking if not registry.in_family(c)]
+    settings = [c.name for c in lacking if registry.in_family(c)]
     # The block commands, grouped by the line that ends their block.
     blocks: dict[str, list[str]] = {}
     for command in lacking:
@@ -75,9 +81,9 @@ def _not_yet_paragraph(registry: Registry) -> str:
     if groups:
         of = [f"of a {group}" for group in groups]
         text += f", and the lines {_or(of)} are not read"
-    text += ": " + ", ".join(keep_together(name) for name in commands)
+    text += ": " + ", ".join(_keep_together(name) for name in commands)
     if settings:
-        text += "; and " + ", ".join(keep_together(name) for name in settings)
+        text += "; and " + ", ".join(_keep_together(name) for name in settings)
     return text + "."
 
 

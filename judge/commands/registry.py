@@ -109,6 +109,11 @@ class Registry:
         """The family whose commands start with ``word`` (``SET``), if any."""
         return self.families.get(word)
 
+    def in_family(self, command: MailCommand) -> bool:
+        """Whether ``command`` is one of a family's (``SET DRAW``), not a command of its
+        own (``PRESS``)."""
+        return self.family(command.name.split()[0]) is not None
+
     def known(self, family: Family) -> str:
         """The family's commands this judge has: ``SET PASSWORD, ... and SET DEADLINE``."""
         names = [

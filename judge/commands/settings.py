@@ -57,10 +57,9 @@ FAMILY = Family(
 MAX_ADDRESS_LENGTH = 254
 
 
-#: Absences are bounded, as judges do: length of one, and how many a player may take.
+#: Absences are bounded, as judges do: the length of one, in days ...
 MAX_ABSENCE_DAYS = 14
-
-
+#: ... and how many a player may take in a game.
 MAX_ABSENCES = 3
 
 
@@ -202,7 +201,7 @@ class SetTimezone(MailCommand):
     name = "SET TIMEZONE"
     help = Help(
         usage=("SET TIMEZONE <zone>",),
-        description=("show deadlines also in your own time zone (`SET TIMEZONE America/New_York`)"),
+        description="show deadlines also in your own time zone (`SET TIMEZONE America/New_York`)",
         audience=Audience.PLAYER,
     )
 

@@ -67,12 +67,13 @@ def handle(
 ) -> None:
     """Read one stored message and queue its reply (the caller holds the transaction).
 
-    ``work`` is shared by the messages of one transaction (see :func:`process_batch`),
-    which writes the order rows it holds (:func:`write_changes`) before committing.
+    ``work`` is shared by the messages of one transaction (see
+    :func:`judge.services.inbound.process_batch`), which writes the order rows it holds
+    (:func:`judge.services.unit_of_work.write_changes`) before committing.
     """
     size = row.original_size
-    # Decoded before the transaction began (process_batch), else now; of a message too
-    # large to read, the header alone: enough to refuse it politely.
+    # Decoded before the transaction began (inbound.process_batch), else now; of a
+    # message too large to read, the header alone: enough to refuse it politely.
     mail = work.decoded.pop(row.id, None) or read_stored(
         row.raw, size, judge.settings.max_message_bytes
     )

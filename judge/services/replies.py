@@ -4,7 +4,6 @@ rations that bound how many replies an address gets in an hour."""
 from __future__ import annotations
 
 import re
-import textwrap
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -58,18 +57,6 @@ MAX_SUBJECT_ECHO = 200
 
 #: A reason or an action, which may quote a word of the message, at most this many.
 MAX_REASON_CHARS = 500
-
-
-def wrapped(text: str) -> str:
-    """``text`` broken into lines of at most 80 characters, at spaces (not inside the
-    words :func:`keep_together` joined)."""
-    wrapped = textwrap.fill(text, 80, break_long_words=False, break_on_hyphens=False)
-    return wrapped.replace("\xa0", " ")
-
-
-def keep_together(words: str) -> str:
-    """``words`` kept on one line by :func:`wrapped`."""
-    return words.replace(" ", "\xa0")
 
 
 #: The outbox kinds of the reply to one message, each counted in its rations
@@ -191,15 +178,17 @@ def cut(text: str, limit: int, *, note: bool = True) -> str:
     return f"{text[:limit]}... ({len(text) - limit:,} more characters)"
 
 
-# A word longer than a quoted line may be: a run of that many characters and one more.
-_LONG_WORD = re.compile(rf"\S{{{MAX_QUOTED_CHARS}}}\S+")
+# A word: each run of non-blanks is matched once, from where the last one ended (a
+# pattern for "more than MAX_QUOTED_CHARS of them" rescanned every shorter run from each
+# of its characters).
+_WORD = re.compile(r"\S+")
 
 
 def _explained(text: str) -> str:
     """A reason or an action for the reply: each word of it longer than
     :data:`MAX_QUOTED_CHARS` (a word of the message it quotes) cut, and the whole at most
     :data:`MAX_REASON_CHARS` characters."""
-    text = _LONG_WORD.sub(lambda m: cut(m.group(), MAX_QUOTED_CHARS), text)
+    text = _WORD.sub(lambda m: cut(m.group(), MAX_QUOTED_CHARS), text)
     return cut(text, MAX_REASON_CHARS)
 
 
