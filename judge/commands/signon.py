@@ -16,7 +16,7 @@ from judge.commands.base import (
 )
 from judge.db.models import PlayerStatus
 from judge.services.errors import ServiceError
-from judge.services.signons import SignOn, check_password, power_named
+from judge.services.signons import SignOn, check_password
 
 if TYPE_CHECKING:
     from judge.db.models import Game, Player
@@ -126,7 +126,7 @@ def _sign_on(conversation: Conversation, who: str, game_name: str, password: str
         _check(conversation, game, None, password)
         conversation.reply.actions.append(f"Signed on as game master of {game.name}.")
         return SignOn(game, None)
-    power = power_named(conversation.map, who)
+    power = conversation.map.find_power(who)
     if power is None:
         raise ServiceError(
             f"{who!r} is not a power; use the power's initial (A E F G I R T) or name"

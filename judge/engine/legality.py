@@ -225,7 +225,6 @@ def fleet_route_exists(position: Position, source: str, destination: str) -> boo
     return False
 
 
-_SEA_CACHE: dict[int, dict[str, int]] = {}
 _COAST_SEAS: dict[tuple[int, str], frozenset[str]] = {}
 
 
@@ -243,27 +242,6 @@ def coast_seas(game_map: Map, province: str) -> frozenset[str]:
         )
         _COAST_SEAS[key] = seas
     return seas
-
-
-def _sea_components(game_map: Map) -> dict[str, int]:
-    comps = _SEA_CACHE.get(id(game_map))
-    if comps is None:
-        comps = {}
-        label = 0
-        for sea in game_map.provinces:
-            if not game_map.is_sea(sea) or sea in comps:
-                continue
-            label += 1
-            stack = [sea]
-            comps[sea] = label
-            while stack:
-                here = stack.pop()
-                for nxt in game_map.fleet_adj_prov.get(here, frozenset()):
-                    if game_map.is_sea(nxt) and nxt not in comps:
-                        comps[nxt] = label
-                        stack.append(nxt)
-        _SEA_CACHE[id(game_map)] = comps
-    return comps
 
 
 def can_reach(game_map: Map, unit: Unit, province: str) -> bool:

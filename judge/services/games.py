@@ -232,12 +232,11 @@ def phase_orders(session: Session, game: Game, position: Position) -> dict[str, 
     """Each power's standing orders for ``position``'s phase (the game's current one), as
     order values, keyed by the power that gave them (with proxies, some may be for other
     powers' units)."""
-    parsed: dict[str, list[Order]] = {}
-    for power, _unit, canonical in queries.standing_orders(session, game.id, game.seq):
-        parsed.setdefault(power, []).append(
-            parse_order(canonical, position.map, position.phase.kind)
-        )
-    return parsed
+    kind = position.phase.kind
+    return {
+        power: [parse_order(text, position.map, kind) for text in texts]
+        for power, texts in orders_for_phase(session, game).items()
+    }
 
 
 def orders_complete(session: Session, game: Game) -> bool:

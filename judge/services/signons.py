@@ -10,7 +10,6 @@ from sqlalchemy.orm import Session
 
 from judge.db import queries
 from judge.db.models import Game, Player, SignonGuard
-from judge.engine.board import Map
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
@@ -26,7 +25,6 @@ __all__ = [
     "Marks",
     "SignOn",
     "check_password",
-    "power_named",
 ]
 
 #: Wrong passwords for one seat (a power, or the game master) within
@@ -71,16 +69,6 @@ class SignOn:
         """Whether the answer is an order confirmation: a player signed on to a started
         game (the game master, or a player of a game not started, gets a reply)."""
         return self.player is not None and self.game.phase is not None
-
-
-def power_named(board: Map, text: str) -> str | None:
-    """The power ``text`` names: its initial (``F``) or its name (``france``)."""
-    if len(text) == 1:
-        for power, letter in board.power_letter.items():
-            if letter == text.upper():
-                return power
-        return None
-    return board.find_power(text)
 
 
 def check_password(
