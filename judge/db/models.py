@@ -37,12 +37,14 @@ __all__ = [
     "InboundState",
     "NoticeKind",
     "NoticeRecord",
+    "Observer",
     "OrderRecord",
     "OutboundMessage",
     "OutboundState",
     "PhaseRecord",
     "Player",
     "PlayerStatus",
+    "Rollback",
     "SignonGuard",
 ]
 
@@ -160,6 +162,12 @@ class Game(Base):
     #: file as it is then counts as applied.
     file_applied: Mapped[dict[str, Any] | None]
     winner: Mapped[str | None] = mapped_column(String)
+    #: How a finished game without a winner ended: "terminated" (the game master's
+    #: TERMINATE); the draw and concession votes add their own.  None while it runs.
+    ending: Mapped[str | None] = mapped_column(String)
+    #: Whether and how observers may watch: "open", "password" or "none" (the game
+    #: file's ``observers``), and the argon2 hash of the observers' password.
+    observer_password_hash: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
 
@@ -387,6 +395,58 @@ class OutboundMessage(Base):
 
     def __repr__(self) -> str:
         return f"OutboundMessage(id={self.id!r}, kind={self.kind!r}, to_addr={self.to_addr!r})"
+
+
+class Observer(Base):
+    """An address watching a game: it gets the game's public mail (the start, the results,
+    the news of deadlines and seats, broadcasts), never a player's private mail."""
+
+    __tablename__ = "observers"
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The observer's email address, in lower case.
+    address: Mapped[str] = mapped_column(String)
+    #: The observer's own IANA time zone, if set; None: the game's.
+    timezone: Mapped[str | None] = mapped_column(String)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    @validates("address")
+    def _lower_address(self, key: str, value: str) -> str:
+        return value.strip().lower()
+
+    def __repr__(self) -> str:
+        return f"Observer(id={self.id!r}, game_id={self.game_id!r}, address={self.address!r})"
+
+
+class Rollback(Base):
+    """A ROLLBACK by the game master: the game went back from phase ``from_seq`` to the
+    start of ``to_seq``; what was undone (the phases after ``to_seq`` and their orders) is
+    kept here, so the history still shows it."""
+
+    __tablename__ = "rollbacks"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"), index=True)
+    #: The phase being played when the game master rolled back (seq and code).
+    from_seq: Mapped[int]
+    from_phase: Mapped[str] = mapped_column(String)
+    #: The phase the game went back to the start of.
+    to_seq: Mapped[int]
+    to_phase: Mapped[str] = mapped_column(String)
+    #: Why, in the game master's words (may be empty).
+    reason: Mapped[str] = mapped_column(Text, default="")
+    #: What was undone: the phase records and order rows after ``to_seq`` (and the results
+    #: of ``to_seq`` itself), as JSON documents.
+    undone: Mapped[dict[str, Any]]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return (
+            f"Rollback(game_id={self.game_id!r}, from_phase={self.from_phase!r}, "
+            f"to_phase={self.to_phase!r})"
+        )
 
 
 class SignonGuard(Base):

@@ -23,6 +23,7 @@ from judge.db.models import (
     InboundState,
     NoticeKind,
     NoticeRecord,
+    Observer,
     OrderRecord,
     OutboundMessage,
     OutboundState,
@@ -123,6 +124,13 @@ def players_of(
     if not_status is not None:
         statement = statement.where(Player.status != not_status)
     return list(session.scalars(statement))
+
+
+def observers_of(session: Session, game_id: int) -> list[Observer]:
+    """A game's observers, in the order they came."""
+    return list(
+        session.scalars(select(Observer).where(Observer.game_id == game_id).order_by(Observer.id))
+    )
 
 
 def someone_waits(session: Session, game_id: int) -> bool:

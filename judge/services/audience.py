@@ -40,12 +40,18 @@ class Audience(enum.Enum):
     MASTER = "master"
     """The game master, when the game has one."""
 
-    EVERYONE = "everyone"
-    """:attr:`SEATS` and then :attr:`MASTER`; the master once only, even when it also
-    plays a power (the results)."""
+    OBSERVERS = "observers"
+    """The game's observers (``OBSERVE``): its public mail only, never a player's own."""
 
-    # Observers come here: an OBSERVERS audience, and EVERYONE growing to include them
-    # (the results, broadcasts).  Nothing is sent to them yet.
+    EVERYONE = "everyone"
+    """:attr:`SEATS`, then :attr:`MASTER`, then :attr:`OBSERVERS`; each address once
+    only (the master who also plays a power, an observer who plays): the game's start
+    and its results, broadcasts."""
+
+    NEWS = "news"
+    """:attr:`PLAYERS`, then :attr:`MASTER`, then :attr:`OBSERVERS`, each address once:
+    what everyone still following the game is told of it (a deadline moved, a pause, a
+    power into civil disorder or back, a seat taken over)."""
 
 
 @dataclass(frozen=True)
@@ -58,7 +64,9 @@ class Recipient:
     zone: str
     """The time zone to show this reader times in (their own, else the game's)."""
     player_id: int | None = None
-    """The reader's row in ``players`` (``None`` for the game master)."""
+    """The reader's row in ``players`` (``None`` for the game master and observers)."""
+    observer: bool = False
+    """The reader is an observer (``power`` is then ``None`` too)."""
 
 
 def recipient_of(game: Game, player: Player, judge: Judge, address: str | None = None) -> Recipient:
@@ -76,10 +84,17 @@ def recipients(session: Session, game: Game, audience: Audience, judge: Judge) -
     powers, then the master."""
     if audience is Audience.MASTER:
         return _master(game, judge)
-    if audience is Audience.EVERYONE:
-        seats = recipients(session, game, Audience.SEATS, judge)
-        taken = {r.address for r in seats}
-        return seats + [r for r in _master(game, judge) if r.address not in taken]
+    if audience is Audience.OBSERVERS:
+        return _observers(session, game, judge)
+    if audience in (Audience.EVERYONE, Audience.NEWS):
+        first = Audience.SEATS if audience is Audience.EVERYONE else Audience.PLAYERS
+        readers = recipients(session, game, first, judge)
+        taken = {r.address for r in readers}
+        for reader in [*_master(game, judge), *_observers(session, game, judge)]:
+            if reader.address not in taken:
+                taken.add(reader.address)
+                readers.append(reader)
+        return readers
     if audience is Audience.SEATS:
         players = queries.players_of(session, game.id)
     elif audience is Audience.PLAYERS:
@@ -89,6 +104,14 @@ def recipients(session: Session, game: Game, audience: Audience, judge: Judge) -
     order = {power: index for index, power in enumerate(standard_map().powers)}
     players = sorted(players, key=lambda p: (order.get(p.power, len(order)), p.power))
     return [recipient_of(game, player, judge) for player in players]
+
+
+def _observers(session: Session, game: Game, judge: Judge) -> list[Recipient]:
+    zone = game_zone(game, judge)
+    return [
+        Recipient(address=o.address, power=None, zone=o.timezone or zone, observer=True)
+        for o in queries.observers_of(session, game.id)
+    ]
 
 
 def _master(game: Game, judge: Judge) -> list[Recipient]:

@@ -43,7 +43,10 @@ from judge.db.session import ALEMBIC_INI, alembic_config, include_name
 from judge.engine import Position, standard_map
 from judge.engine.document import position_to_document
 
-TABLES = {"games", "players", "phases", "orders", "inbound", "outbox", "notices", "signon_guards"}
+TABLES = {
+    "games", "players", "phases", "orders", "inbound", "outbox", "notices", "signon_guards",
+    "observers", "rollbacks",
+}  # fmt: skip
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
 
