@@ -267,13 +267,16 @@ class Conversation:
                 "sign on first: SIGNON <power initial><game> <password>, "
                 "e.g. SIGNON Fwinter01 secret"
             )
+        if self.signed.observer is not None:
+            raise ServiceError("this command is for players; you are signed on as an observer")
         if self.signed.player is None:
             raise ServiceError("this command is for players; you are signed on as game master")
         return self.signed.game, self.signed.player
 
     def master(self) -> Game:
-        """The game signed on to as its master; raises ServiceError otherwise."""
-        if self.signed is None or self.signed.player is not None:
+        """The game signed on to as its master (acting for a power or not); raises
+        ServiceError otherwise."""
+        if self.signed is None or not self.signed.is_master:
             raise ServiceError("only the game master can do this: SIGNON M<game> <password> first")
         return self.signed.game
 

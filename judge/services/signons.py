@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game, Player, SignonGuard
+from judge.db.models import Game, Observer, Player, SignonGuard
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
@@ -57,8 +57,13 @@ class SignOn:
     """One sign-on of a message that succeeded."""
 
     game: Game
-    player: Player | None  # None: the game master
+    player: Player | None  # None: the game master, or an observer
     copy_to: str | None = None
+    #: The game master acting for ``player`` (``BECOME``): the orders are the power's,
+    #: the answer goes to the master and a copy to the power, saying who entered them.
+    by_master: bool = False
+    #: Signed on as an observer of the game (``player`` is None).
+    observer: Observer | None = None
     #: Where this sign-on's part of the reply begins and (once another sign-on follows)
     #: ends: a copy to the registered address shows that part only.
     start: Marks | None = None
@@ -69,6 +74,11 @@ class SignOn:
         """Whether the answer is an order confirmation: a player signed on to a started
         game (the game master, or a player of a game not started, gets a reply)."""
         return self.player is not None and self.game.phase is not None
+
+    @property
+    def is_master(self) -> bool:
+        """Whether the game master signed on (acting for a power or not)."""
+        return self.by_master or (self.player is None and self.observer is None)
 
 
 def check_password(
