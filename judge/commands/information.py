@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
 from judge.presenters import position_report
 from judge.services.errors import ServiceError
+from judge.services.game_settings import game_zone
 from judge.services.games import game_summary
 from judge.services.listings import all_games, phase_reports
 
@@ -98,13 +99,14 @@ class History(_GameCommand):
     name = "HISTORY"
     help = Help(
         usage=("HISTORY [game]",),
-        description="the results of every processed phase",
+        description="the results of every processed phase, and what a ROLLBACK undid",
         audience=Audience.ANYONE,
     )
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game = _named_or_signed(conversation, command)
-        reports = phase_reports(conversation.session, game)
+        zone = game_zone(game, conversation.judge)
+        reports = phase_reports(conversation.session, game, zone)
         if not reports:
             conversation.reply.paragraphs.append(f"No phase of {game.name} has been processed yet.")
             return

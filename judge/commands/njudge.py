@@ -188,7 +188,6 @@ COMMANDS: tuple[Lacking, ...] = (
     Lacking("PRESS", _press, block=_PRESS, not_done="no press was sent"),
     Lacking("PROMOTE", _address),
     Lacking("REGISTER", _alone, block=Block(("END",)), not_done="nothing was registered"),
-    Lacking("ROLLBACK", lambda a: len(a) <= 1),
     Lacking("SEND", lambda a: len(a) == 1 or (len(a) == 2 and a[0] == "ME")),
     Lacking("TERMINATE", _alone),
     Lacking("UNSTART", _alone),

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, func, insert, or_, select, update
+from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
@@ -30,6 +30,7 @@ from judge.db.models import (
     PhaseRecord,
     Player,
     PlayerStatus,
+    Rollback,
     SignonGuard,
 )
 
@@ -107,6 +108,22 @@ def processed_phases(session: Session, game_id: int) -> list[PhaseRecord]:
             .where(PhaseRecord.game_id == game_id, PhaseRecord.processed_at.is_not(None))
             .order_by(PhaseRecord.seq)
         )
+    )
+
+
+def phases_of(session: Session, game_id: int) -> list[PhaseRecord]:
+    """Every phase record of a game, processed or not, first to last."""
+    return list(
+        session.scalars(
+            select(PhaseRecord).where(PhaseRecord.game_id == game_id).order_by(PhaseRecord.seq)
+        )
+    )
+
+
+def rollbacks_of(session: Session, game_id: int) -> list[Rollback]:
+    """A game's rollbacks, first to last."""
+    return list(
+        session.scalars(select(Rollback).where(Rollback.game_id == game_id).order_by(Rollback.id))
     )
 
 
@@ -221,7 +238,44 @@ def insert_orders(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_ORDERS), list(rows))
 
 
+def order_rows_after(session: Session, game_id: int, seq: int) -> list[tuple[OrderRecord, str]]:
+    """Every order row of a game's phases after phase ``seq``, oldest first, with the
+    power of the player who gave it."""
+    rows = session.execute(
+        select(OrderRecord, Player.power)
+        .join(Player, OrderRecord.player_id == Player.id)
+        .where(OrderRecord.game_id == game_id, OrderRecord.seq > seq)
+        .order_by(OrderRecord.id)
+    )
+    return [(row, power) for row, power in rows]
+
+
+def delete_orders_after(session: Session, game_id: int, seq: int) -> None:
+    """Delete every order row of a game's phases after phase ``seq``."""
+    session.execute(
+        delete(OrderRecord).where(OrderRecord.game_id == game_id, OrderRecord.seq > seq)
+    )
+
+
 # -- notices ----------------------------------------------------------------------------
+
+
+def notices_from(session: Session, game_id: int, seq: int) -> list[NoticeRecord]:
+    """The notices recorded for a game's phases from phase ``seq`` on, oldest first."""
+    return list(
+        session.scalars(
+            select(NoticeRecord)
+            .where(NoticeRecord.game_id == game_id, NoticeRecord.seq >= seq)
+            .order_by(NoticeRecord.id)
+        )
+    )
+
+
+def delete_notices_from(session: Session, game_id: int, seq: int) -> None:
+    """Delete the notices recorded for a game's phases from phase ``seq`` on."""
+    session.execute(
+        delete(NoticeRecord).where(NoticeRecord.game_id == game_id, NoticeRecord.seq >= seq)
+    )
 
 
 def notice_sent(

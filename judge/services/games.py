@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import Nmr
 from judge.db import queries
-from judge.db.models import Game, GameStatus, PhaseRecord, PlayerStatus
+from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import standard_map
@@ -167,11 +167,16 @@ def process_game(
     rules = game_rules(game)
     outcome = adjudicate(position, orders, rules)
     report = results_report(game.name, game.seq, outcome)
-    # The report is kept with the results so HISTORY prints exactly what players got.
-    record.results = {**adjudication_to_document(outcome), "report": report}
+    players = queries.players_of(session, game.id)
+    # The report is kept with the results so HISTORY prints exactly what players got;
+    # the seats as they stood, so that a ROLLBACK can put back what processing changes.
+    record.results = {
+        **adjudication_to_document(outcome),
+        "report": report,
+        "seats": seat_states(players),
+    }
     record.processed_at = now
 
-    players = queries.players_of(session, game.id)
     active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
     missed = no_moves_received(position, rules, orders, active)
     for player in players:
@@ -209,6 +214,13 @@ def process_game(
     )
     mailings.send_results(session, judge, game, position.phase, report, outcome, now)
     return outcome
+
+
+def seat_states(players: Iterable[Player]) -> dict[str, dict[str, Any]]:
+    """What processing a phase changes in each seat (missed phases, civil disorder,
+    WAIT), by power: kept with the phase's results for
+    :func:`judge.services.rollback.roll_back`."""
+    return {p.power: {"missed": p.missed, "status": p.status, "wait": p.wait} for p in players}
 
 
 def game_summary(session: Session, game: Game, judge: Judge) -> dict[str, Any]:

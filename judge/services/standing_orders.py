@@ -141,6 +141,13 @@ class StandingOrders:
         if canonical is not None:
             self.of(session, game, player).append(ActiveOrder(key, canonical, row))
 
+    def forget(self, game_id: int) -> None:
+        """Drop what was read of ``game_id``'s orders, to be read again: a ROLLBACK
+        changed which phases it has.  The changes must have been written first."""
+        assert not any(row.game_id == game_id for row in self._writes.new)
+        self._lists = {key: rows for key, rows in self._lists.items() if key[0] != game_id}
+        self._phases = {phase for phase in self._phases if phase[0] != game_id}
+
     def write(self, session: Session) -> None:
         """Write the changes made so far."""
         writes, self._writes = self._writes, _Writes()

@@ -58,6 +58,12 @@ class UnitOfWork:
     #: each was queued, and whether the "held back" notice went.
     copies: dict[str, CopyLog] = field(default_factory=dict)
 
+    def forget_phases(self, game: Game) -> None:
+        """Forget the positions and orders read of ``game``'s phases (a ROLLBACK removed
+        some, and the same numbers will be played again); write the changes first."""
+        self.positions = {key: pos for key, pos in self.positions.items() if key[0] != game.id}
+        self.orders.forget(game.id)
+
 
 def write_changes(session: Session, work: UnitOfWork) -> None:
     """Write the order rows the transaction changed so far, and the replies it queued

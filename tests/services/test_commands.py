@@ -166,7 +166,7 @@ def test_every_njudge_command_word_gets_the_same_answer() -> None:
         "MAP": "MAP winter01", "OBSERVE": "OBSERVE winter01 pw", "PHASE": "PHASE F1901M",
         "POSTALPRESS": "POSTAL PRESS", "PREDICT": "PREDICT", "PRESS": "PRESS TO F",
         "PROMOTE": "PROMOTE ann@example.org", "REGISTER": "REGISTER",
-        "ROLLBACK": "ROLLBACK S1901M", "SEND": "SEND ME info", "TERMINATE": "terminate",
+        "SEND": "SEND ME info", "TERMINATE": "terminate",
         "UNSTART": "UNSTART", "VERSION": "VERSION", "WATCH": "WATCH winter01 pw",
         "WHOGAME": "WHO GAME winter01", "WHOIS": "WHOIS ann", "WITHDRAW": "WITHDRAW",
     }  # fmt: skip

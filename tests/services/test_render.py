@@ -350,7 +350,45 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/signon_locked.txt.j2": {
         "player_signon_locked.txt": sample(**{**SIGNON_LOCKED, "registered": False}),
     },
+    "all/rollback.txt.j2": {
+        "rollback_player.txt": lambda: rollback_context(),
+        "rollback_observer_paused.txt": lambda: rollback_context(
+            power=None,
+            reason="",
+            paused=True,
+            deadline_player=None,
+            undone_text="F1901M, F1901R and W1901A",
+        ),
+        "rollback_nothing_to_order.txt": lambda: rollback_context(
+            order_lines=[], missing_lines=[], deadline_player=None
+        ),
+    },
 }
+
+
+def rollback_context(**changes: object) -> dict[str, object]:
+    """A player's news of a rollback from F1901R back to the start of S1901M."""
+    position = Position.initial(standard_map())
+    values: dict[str, object] = dict(
+        judge_address="judge@example.org",
+        variant="Standard",
+        from_phase="F1901R",
+        to_phase="S1901M",
+        phase_text=position.phase.describe(),
+        undone_text="S1901M and F1901M",
+        reason="Russia's support was entered as a move",
+        paused=False,
+        deadline_game=IN_LONDON,
+        deadline_player=IN_NEW_YORK,
+        position_text=position_report(position),
+        power="England",
+        heading=phase_heading("Movement", position.phase, "winter01", 1),
+        order_lines=["England: Fleet London -> North Sea."],
+        missing_lines=["England: Army Liverpool, No Order Processed."],
+        signon_line="SIGNON Ewinter01 <password>",
+    )
+    return sample(**{**values, **changes})()
+
 
 #: Golden files of templates that other tests render with other samples.
 CHECKED_ELSEWHERE = {
