@@ -218,9 +218,12 @@ def process_game(
 
 def seat_states(players: Iterable[Player]) -> dict[str, dict[str, Any]]:
     """What processing a phase changes in each seat (missed phases, civil disorder,
-    WAIT), by power: kept with the phase's results for
+    WAIT), and who held it, by power: kept with the phase's results for
     :func:`judge.services.rollback.roll_back`."""
-    return {p.power: {"missed": p.missed, "status": p.status, "wait": p.wait} for p in players}
+    return {
+        p.power: {"missed": p.missed, "status": p.status, "wait": p.wait, "address": p.address}
+        for p in players
+    }
 
 
 def game_summary(session: Session, game: Game, judge: Judge) -> dict[str, Any]:

@@ -121,9 +121,14 @@ def test_roll_back_one_phase_and_process_again_with_different_orders(
     ) in body
     table.process("2026-11-28 20:00")
     table.new_mail()
-    units = table.units()
-    assert (units["eng"], units["nwg"], units["yor"]) == ("Eng F", "Eng F", "Eng A")
-    assert "nth" not in units and "lon" not in units
+    # The new position: England's fleet went to the Channel this time.
+    assert table.units() == {
+        "ank": "Tur F", "ber": "Ger A", "bre": "Fra F", "bud": "Aus A", "con": "Tur A",
+        "eng": "Eng F", "kie": "Ger F", "mar": "Fra A", "mos": "Rus A", "mun": "Ger A",
+        "nap": "Ita F", "nwg": "Eng F", "par": "Fra A", "rom": "Ita A", "sev": "Rus F",
+        "smy": "Tur A", "stp/sc": "Rus F", "tri": "Aus F", "ven": "Ita A", "vie": "Aus A",
+        "war": "Rus A", "yor": "Eng A",
+    }  # fmt: skip
     assert phases(app) == [(1, "S1901M", True), (2, "F1901M", False)]
 
     # HISTORY shows the phase as it stands, then the rollback and what it undid.
@@ -206,8 +211,11 @@ def test_roll_back_across_retreats_and_adjustments(game: tuple[App, Table]) -> N
             ("Turkey", "A Bul-Con"), ("Austria", "Build A Bud"), ("Russia", "Build F Sev"),
         ]  # fmt: skip
         assert last.undone["seats"]["France"] == {
-            "missed": 2, "status": "civil_disorder", "wait": False,
-        }  # fmt: skip
+            "missed": 2,
+            "status": "civil_disorder",
+            "wait": False,
+            "address": "france@example.org",
+        }
 
     # Played again with Russia's fleet holding: a bounce, no retreat, the adjustments next.
     send("russia@example.org", "SIGNON Rtest01 pw-rus\nF Rum H\n", "2026-11-30 10:00")
