@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
 from judge.services.errors import ServiceError
-from judge.services.observers import PasswordRefused, observe, welcome
+from judge.services.observers import PasswordRefused, already, observe, welcome
 from judge.services.signons import SignOn
 
 if TYPE_CHECKING:
@@ -95,10 +95,10 @@ def sign_on_observer(conversation: Conversation, game: Game, password: str | Non
     except PasswordRefused:
         conversation.signon_failed = True
         raise
+    # Paragraphs, not actions: a RESIGN later in the message ends the sign-on, and the
+    # reply to a message signed on to nothing shows paragraphs only.
     if new:
         conversation.reply.paragraphs += welcome(conversation.session, conversation.judge, game)
     else:
-        conversation.reply.actions.append(
-            f"You watch {game.name} already; you are signed on as its observer."
-        )
+        conversation.reply.paragraphs.append(already(game))
     return SignOn(game, None, observer=observer)

@@ -28,9 +28,10 @@ class Resign(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         signed = conversation.signed
         if signed is not None and signed.observer is not None:
-            # An observer's RESIGN (after OBSERVE or SIGNON O<game>) ends watching.
+            # An observer's RESIGN (after OBSERVE or SIGNON O<game>) ends watching, and
+            # the sign-on: the lines after it belong to no game.
             stop_watching(conversation.session, signed.observer)
-            conversation.reply.actions.append(stopped(signed.game))
+            conversation.reply.paragraphs.append(stopped(signed.game))
             conversation.signon_refused()
             return
         game, player = conversation.player()

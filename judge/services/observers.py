@@ -17,6 +17,7 @@ from judge.config import Observers
 from judge.db import queries
 from judge.db.models import Game, GameStatus, Observer, PlayerStatus, SignonGuard
 from judge.presenters import format_deadline, position_report
+from judge.render import fill
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
@@ -33,6 +34,7 @@ from judge.services.unit_of_work import UnitOfWork
 __all__ = [
     "OBSERVER_SEAT",
     "PasswordRefused",
+    "already",
     "observe",
     "observer_of",
     "stop_watching",
@@ -104,34 +106,49 @@ def stop_watching(session: Session, observer: Observer) -> None:
 
 def stopped(game: Game) -> str:
     """The answer to an observer's RESIGN."""
-    return (
+    return fill(
         f"You no longer watch {game.name}: the judge sends you none of its mail from now "
         f"on. OBSERVE {game.name} watches it again."
     )
 
 
+def already(game: Game) -> str:
+    """The answer to the sign-on of an address that watches ``game`` already."""
+    return f"You watch {game.name} already; you are signed on as its observer."
+
+
 def welcome(session: Session, judge: Judge, game: Game) -> list[str]:
-    """The answer to a new observer: what an observer gets, the game's phase, deadline
-    and position, and how to stop."""
+    """The answer to a new observer, a paragraph each: what an observer gets, the game's
+    phase, deadline and position, and how to stop."""
     paragraphs = [
-        f"You now watch {game.name}. As an observer you get the game's public mail: "
-        "its start, the results of every phase and the news of deadlines, pauses and "
-        "seats; never a player's own mail. You cannot give orders."
+        fill(
+            f"You now watch {game.name}. As an observer you get the game's public mail: "
+            "its start, the results of every phase and the news of deadlines, pauses and "
+            "seats; never a player's own mail. You cannot give orders."
+        )
     ]
     if game.phase is None:
         paragraphs.append(
-            f"Game {game.name} has not started yet: you will get its game-start mail when it does."
+            fill(
+                f"Game {game.name} has not started yet: you will get its game-start mail "
+                "when it does."
+            )
         )
-    elif game.status == GameStatus.ACTIVE or game.status == GameStatus.PAUSED:
+    elif game.status in (GameStatus.ACTIVE, GameStatus.PAUSED):
         position = current_position(session, game)
         zone = game_zone(game, judge)
         deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
         paused = " (the game is paused)" if game.status == GameStatus.PAUSED else ""
         paragraphs.append(
-            f"The phase being played is {position.phase.describe()}{paused}; the "
-            f"deadline for orders is {deadline}.\n\n{position_report(position)}"
+            fill(
+                f"The phase being played is {position.phase.describe()}{paused}. The "
+                f"deadline for orders is {deadline}."
+            )
         )
-    paragraphs.append(f"To stop watching, send OBSERVE {game.name} and, on the next line, RESIGN.")
+        paragraphs.append(position_report(position))
+    paragraphs.append(
+        fill(f"To stop watching, send OBSERVE {game.name} and, on the next line, RESIGN.")
+    )
     return paragraphs
 
 
