@@ -330,6 +330,17 @@ class Nmr(enum.StrEnum):
     WAIT = "wait"
 
 
+class Observers(enum.StrEnum):
+    """Who may watch a game (``OBSERVE``): its public mail, never a player's own."""
+
+    #: Anyone, as on the njudge.
+    OPEN = "open"
+    #: Whoever gives the observers' password of the game file (``observer_password``).
+    PASSWORD = "password"
+    #: Nobody.
+    NONE = "none"
+
+
 PRESS_KINDS = tuple(kind.value for kind in Press)
 
 
@@ -372,6 +383,8 @@ class GameSettings:
     nmr: Nmr = Nmr.PROCESS
     #: Late notices do not name the late powers.
     anonymous: bool = False
+    #: Who may watch the game.
+    observers: Observers = Observers.OPEN
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
@@ -414,6 +427,7 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "autostart": bool,
     "nmr": Nmr,
     "anonymous": bool,
+    "observers": Observers,
 }
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -460,6 +474,7 @@ def settings_to_json(settings: GameSettings) -> dict[str, Any]:
         autostart=settings.autostart,
         nmr=settings.nmr.value,
         anonymous=settings.anonymous,
+        observers=settings.observers.value,
         deadlines={kind: deadline_to_json(getattr(settings, kind)) for kind in DEADLINE_KINDS},
     )
     return data
@@ -527,6 +542,8 @@ class GameConfig:
     deadline: datetime | None = None
     master_address: str | None = None
     master_password: str | None = None
+    #: The observers' password (``observers = "password"`` only), as written.
+    observer_password: str | None = None
     players: tuple[PlayerConfig, ...] = ()
 
     def deadline_utc(self, zone: str) -> datetime | None:
@@ -542,7 +559,7 @@ class GameConfig:
 
 _GAME_KEYS = {
     "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
-    "deadline",
+    "deadline", "observers", "observer_password",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -633,6 +650,9 @@ def load_game_config(path: Path) -> GameConfig:
         if not isinstance(game["anonymous"], bool):
             raise ConfigError(f"{where}: [game] anonymous: use true or false")
         settings["anonymous"] = game["anonymous"]
+    observers, observer_password = _observers(game, where)
+    if observers is not None:
+        settings["observers"] = observers
 
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -681,8 +701,39 @@ def load_game_config(path: Path) -> GameConfig:
         deadline=deadline,
         master_address=master_address,
         master_password=master_password,
+        observer_password=observer_password,
         players=tuple(sorted(players, key=lambda p: p.power)),
     )
+
+
+def _observers(game: dict[str, Any], where: str) -> tuple[Observers | None, str | None]:
+    """``[game] observers`` (None when left out) and ``observer_password``, checked
+    together: the password is needed with "password" and read with it only."""
+    observers: Observers | None = None
+    if "observers" in game:
+        value = game["observers"]
+        if value not in tuple(Observers):
+            raise ConfigError(
+                f'{where}: [game] observers: use "open", "password" or "none", got {value!r}'
+            )
+        observers = Observers(value)
+    password = game.get("observer_password")
+    if observers is Observers.PASSWORD:
+        if password is None:
+            raise ConfigError(
+                f'{where}: [game] observer_password: needed with observers = "password" '
+                "(the password observers give: OBSERVE <game> <password>)"
+            )
+        if not isinstance(password, str) or len(password) < 4 or len(password.split()) != 1:
+            raise ConfigError(
+                f"{where}: [game] observer_password: expected one word of at least 4 characters"
+            )
+    elif password is not None:
+        raise ConfigError(
+            f'{where}: [game] observer_password: only read with observers = "password"; '
+            'remove it, or set observers to "password"'
+        )
+    return observers, password
 
 
 def _rules(game: dict[str, Any], where: str) -> Rules:

@@ -165,7 +165,6 @@ COMMANDS: tuple[Lacking, ...] = (
     Lacking("IAMALSO", _address, spellings=("I AM ALSO",)),
     Lacking("INFO PLAYER", _one),
     Lacking("MAP", lambda a: len(a) == 1 or (len(a) == 2 and a[1] == "N")),
-    Lacking("OBSERVE", _two),
     Lacking(
         "PHASE",
         _phase,
@@ -192,7 +191,6 @@ COMMANDS: tuple[Lacking, ...] = (
     Lacking("TERMINATE", _alone),
     Lacking("UNSTART", _alone),
     Lacking("VERSION", lambda a: len(a) <= 1),
-    Lacking("WATCH", _two),
     Lacking("WHOGAME", lambda a: len(a) <= 2, spellings=("WHO GAME",)),
     # Not "WHO IS": that is prose far more often than a command.
     Lacking("WHOIS", lambda a: len(a) >= 1),

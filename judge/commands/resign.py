@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 from judge.commands.base import Audience, Command, Help, MailCommand
 from judge.db.models import PlayerStatus
 from judge.services import mailings
+from judge.services.observers import stop_watching, stopped
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -25,6 +26,14 @@ class Resign(MailCommand):
     )
 
     def process(self, conversation: Conversation, command: Command) -> None:
+        signed = conversation.signed
+        if signed is not None and signed.observer is not None:
+            # An observer's RESIGN (after OBSERVE or SIGNON O<game>) ends watching, and
+            # the sign-on: the lines after it belong to no game.
+            stop_watching(conversation.session, signed.observer)
+            conversation.reply.paragraphs.append(stopped(signed.game))
+            conversation.signon_refused()
+            return
         game, player = conversation.player()
         player.status = PlayerStatus.RESIGNED
         conversation.reply.actions.append(

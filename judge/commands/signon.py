@@ -14,6 +14,7 @@ from judge.commands.base import (
     MailCommand,
     Malformed,
 )
+from judge.commands.observe import sign_on_observer
 from judge.db.models import PlayerStatus
 from judge.services.errors import ServiceError
 from judge.services.signons import SignOn, check_password
@@ -122,6 +123,9 @@ def _sign_on(conversation: Conversation, who: str, game_name: str, password: str
             f"there is no game called {game_name!r} on this judge; send LIST for the games"
         )
     sender = conversation.mail.sender
+    if who.upper() in ("O", "OBSERVER"):
+        # No power's initial is O: the njudge's sign-on as an observer, as OBSERVE.
+        return sign_on_observer(conversation, game, password)
     if who.upper() == "M":
         _check(conversation, game, None, password)
         conversation.reply.actions.append(f"Signed on as game master of {game.name}.")

@@ -1,4 +1,5 @@
-"""Passwords out of what the judge keeps and quotes: ``SIGNON`` and ``SET PASSWORD`` lines.
+"""Passwords out of what the judge keeps and quotes: ``SIGNON``, ``SET PASSWORD`` and
+``OBSERVE`` (``WATCH``) lines.
 
 :func:`mask_passwords` masks the password of every such line of a text (each of its
 characters becomes ``*``, so the text keeps its shape); :func:`redact_passwords` does it to
@@ -10,7 +11,8 @@ password the parser might have read is kept: the keyword (``SIGNON``, ``SIGN ON`
 PASSWORD``, any case, a trailing ``.`` ``:`` or ``!``) at the start of a line, after quote
 marks (``>``), or right after an HTML tag or ``&nbsp;``.  For ``SIGNON`` the first word
 after it (the power and game, and the game too when the power initial stands apart) is
-kept and every later word of the line masked; for ``SET PASSWORD`` every word.  In HTML a
+kept and every later word of the line masked; for ``OBSERVE`` and ``WATCH`` the first
+word (the game) kept and every later one masked; for ``SET PASSWORD`` every word.  In HTML a
 line ends at the next tag.  One pass over the text, linear in its length.
 """
 
@@ -32,7 +34,8 @@ __all__ = ["MASK", "mask_passwords", "redact_passwords"]
 MASK = "*"
 
 _KEYWORD = re.compile(
-    r"(?:^|(?<=[>;]))[ \t]*(?:(sign[ \t]*on)|set[ \t]+password)(?![\w@])[.:!]?",
+    r"(?:^|(?<=[>;]))[ \t]*(?:(sign[ \t]*on)|(observe|watch)|set[ \t]+password)(?![\w@])"
+    r"[.:!]?",
     re.IGNORECASE | re.MULTILINE,
 )
 # Between words: blanks or &nbsp;.  A word: up to a blank, a tag, an entity's "&nbsp;" or
@@ -45,7 +48,8 @@ _VISIBLE = re.compile(r"\S")
 
 
 def mask_passwords(text: str) -> str:
-    """``text`` with the password of each SIGNON and SET PASSWORD line masked."""
+    """``text`` with the password of each SIGNON, OBSERVE, WATCH and SET PASSWORD line
+    masked."""
     pieces: list[str] = []
     done = 0
     at = 0
@@ -58,6 +62,10 @@ def mask_passwords(text: str) -> str:
             if words:
                 kept = 2 if words[0][1] - words[0][0] == 1 and len(words) > 2 else 1
                 keep = words[kept - 1][1]
+        elif match.group(2) is not None:  # OBSERVE <game> <password>: the game stays
+            words = _words(text, match.end(), line_end, 1)
+            if words:
+                keep = words[0][1]
         pieces.append(text[done:keep])
         pieces.extend(
             piece if piece.lower() == "&nbsp;" else _VISIBLE.sub(MASK, piece)

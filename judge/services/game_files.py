@@ -8,6 +8,7 @@ kept in ``Game.file_applied``::
 
     {"rules": {...}, "settings": {...},
      "master": {"address": ..., "password": argon2 hash or None},
+     "observers": {"password": argon2 hash of the observers' password or None},
      "players": {"England": {"address": ..., "password": hash or None, "timezone": ...}},
      "deadline": {"at": ISO time, "seq": the phase it was applied to} or None}
 
@@ -91,6 +92,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
         applied = legacy_applied(session, game, config, judge)
         changes.append("took the players' lines as already applied (loaded by an older judge)")
     record = _apply_settings(game, config, applied, changes)
+    record["observers"] = _apply_observer_password(game, config, applied, changes)
     settings = dict(game.settings or {})
     settings.pop("rejected_config", None)  # this file is good: a later revert is not refused
     game.settings = settings
@@ -129,6 +131,7 @@ def legacy_applied(
         "rules": dict(game.rules or {}),
         "settings": settings,
         "master": {"address": game.master_address, "password": game.master_password_hash},
+        "observers": {"password": game.observer_password_hash},
         "players": {
             seat.power: {
                 "address": seat.address,
@@ -187,6 +190,24 @@ def _apply_settings(
         "settings": settings,
         "master": {"address": config.master_address, "password": password},
     }
+
+
+def _apply_observer_password(
+    game: Game, config: GameConfig, applied: dict[str, Any], changes: list[str]
+) -> dict[str, Any]:
+    """Apply the observers' password if the file changed it (kept as a hash only, never
+    readable); the new record of it."""
+    recorded = (applied.get("observers") or {}).get("password")
+    if _same_password(recorded, config.observer_password):
+        return {"password": recorded}
+    if config.observer_password is None:
+        game.observer_password_hash = None
+        changes.append("removed the observers' password")
+        return {"password": None}
+    hashed = hash_password(config.observer_password)
+    game.observer_password_hash = hashed
+    changes.append("set the observers' password")
+    return {"password": hashed}
 
 
 def _apply_players(

@@ -123,6 +123,7 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
         )
     )
     seats = {p.id: p for p in players}
+    welcomes: list[tuple[Player, str | None]] = []
     for reader in recipients(session, game, Audience.SEATS, judge):
         assert reader.player_id is not None  # a seat's reader
         player = seats[reader.player_id]
@@ -130,7 +131,17 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
         if not player.password_hash:
             password = judge.make_password()
             player.password_hash = hash_password(password)
-        mailings.send_welcome(session, judge, game, player, password, now, position=position)
+        welcomes.append((player, password))
+    roster = [mailings.Seat(p.power, p.address, password is not None) for p, password in welcomes]
+    # House rule 12.1: the players' addresses are published at the start, unless the game
+    # is anonymous.
+    public = None if game_settings(game).anonymous else roster
+    for player, password in welcomes:
+        mailings.send_welcome(
+            session, judge, game, player, password, now, position=position, roster=public
+        )
+    mailings.send_master_gamestart(session, judge, game, roster, now, position=position)
+    mailings.send_observers_gamestart(session, judge, game, public, now, position=position)
     return game
 
 

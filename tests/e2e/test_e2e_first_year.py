@@ -34,9 +34,10 @@ def play_first_year(app: App, tmp_path: Path) -> None:
     with app.sessions() as session, session.begin():
         load_game(session, app.judge, game_file, at("2026-11-23 12:00"))
         start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
+    # The seven players, then the game master (the roster; nobody watches yet).
     assert [m.to_addr for m in table.check("01_gamestart")] == [
         f"{p}@example.org"
-        for p in ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+        for p in ("austria", "england", "france", "germany", "italy", "russia", "turkey", "gm")
     ]
 
     # -- Spring 1901 ---------------------------------------------------------------

@@ -307,7 +307,8 @@ def test_seven_players_play_spring_1901_by_email_through_judge_serve(judge: Judg
     judge.set_up_game()
     sink = judge.sink
     starts = gamestart_mail(sink)
-    assert recipients(starts) == Counter(PLAYERS)
+    # The game master's game-start mail (the roster) too.
+    assert recipients(starts) == Counter([*PLAYERS, GM])
     france = next(r for r in starts if "france@example.org" in r.rcpt_tos).text()
     found = re.search(r"Your password for this game is: (\S+)", france)
     assert found is not None, france
@@ -367,8 +368,9 @@ def test_seven_players_play_spring_1901_by_email_through_judge_serve(judge: Judg
     assert "Russia: Fleet Sevastopol -> Black Sea." in report
     assert "Turkey: Fleet Ankara -> Black Sea." in report
     assert all(r.text() == report for r in results)
-    # Seven game starts, seven confirmations, the game master's reply, eight results.
-    assert len(sink.received) == 7 + 7 + 1 + 8
+    # Eight game starts (the master's too), seven confirmations, the game master's reply,
+    # eight results.
+    assert len(sink.received) == 8 + 7 + 1 + 8
     judge.assert_sink_matches_outbox()
 
     assert judge.phase() == "F1901M"
@@ -408,7 +410,7 @@ def test_dovecot_restarting_under_the_judge_loses_and_repeats_nothing(judge: Jud
     assert judge.log_count("with IDLE") >= 2, judge.explain()
     judge.assert_one_reply_each(first + second)
     assert all("Games on this judge:" in replies_to(sink, mid)[0].text() for mid in second)
-    assert len(sink.received) == 7 + 10
+    assert len(sink.received) == 8 + 10
     judge.assert_sink_matches_outbox()
     assert set(judge.inbound_states().values()) == {"done"}
 
@@ -422,13 +424,13 @@ def test_mail_refused_for_a_while_is_delivered_once_afterwards(judge: Judge) -> 
     sink.refuse_while(lambda: not accepting.is_set())
     # The game start's mail is refused too: it waits in the outbox for judge serve.
     judge.set_up_game()
-    assert len(sink.refusals) == 7 and not sink.received
+    assert len(sink.refusals) == 8 and not sink.received
     judge.serve()
     sent = [judge.send(f"player{n}@example.net", "HELP\n") for n in range(6)]
 
     def refused_three_times_each() -> bool:
         refused = Counter(message_id for message_id, _reply in sink.refusals)
-        return len(refused) == 13 and min(refused.values()) >= 3
+        return len(refused) == 14 and min(refused.values()) >= 3
 
     judge.wait_for(refused_three_times_each, "every message refused three times")
     accepting.set()
@@ -436,8 +438,8 @@ def test_mail_refused_for_a_while_is_delivered_once_afterwards(judge: Judge) -> 
 
     assert all(reply.startswith("451 ") for _id, reply in sink.refusals)
     judge.assert_one_reply_each(sent)
-    assert recipients(gamestart_mail(sink)) == Counter(PLAYERS)
-    assert len(sink.received) == 7 + 6
+    assert recipients(gamestart_mail(sink)) == Counter([*PLAYERS, GM])
+    assert len(sink.received) == 8 + 6
     judge.assert_sink_matches_outbox()
     assert min(out.attempts for out in judge.outbound()) >= 4
 
@@ -505,8 +507,8 @@ def test_bounces_and_out_of_office_replies_get_no_answer(judge: Judge) -> None:
     assert replies_to(sink, bounce_id) == [] and replies_to(sink, away) == []
     judge.assert_one_reply_each([person])
     # The game start and the one answer: nothing to the mailer daemon, nothing more to England.
-    assert len(sink.received) == 7 + 1
-    assert recipients(list(sink.received)) == Counter([*PLAYERS, "someone@example.net"])
+    assert len(sink.received) == 8 + 1
+    assert recipients(list(sink.received)) == Counter([*PLAYERS, GM, "someone@example.net"])
     judge.assert_sink_matches_outbox()
     with judge.sessions() as session:
         rows = session.execute(select(InboundMessage.message_id, InboundMessage.reason))
@@ -558,7 +560,7 @@ def test_a_judge_killed_mid_batch_answers_everything_once_after_restart(judge: J
     assert len(repeated) <= 1 and set(repeated) <= at_kill, (repeated, judge.explain())
     assert all(n == 2 for n in repeated.values()), repeated
     outbox = judge.outbound()
-    assert len(outbox) == 7 + 30 and all(out.state == "sent" for out in outbox)
+    assert len(outbox) == 8 + 30 and all(out.state == "sent" for out in outbox)
     assert set(copies) == {out.message_id for out in outbox}
-    assert recipients(gamestart_mail(sink)) == Counter(PLAYERS)
+    assert recipients(gamestart_mail(sink)) == Counter([*PLAYERS, GM])
     assert set(judge.inbound_states().values()) == {"done"}

@@ -38,7 +38,7 @@ def test_the_claims_of_a_killed_sender_are_given_back_at_once(tmp_path: Path) ->
     app, _table = started_game(tmp_path)
     with app.sessions() as session:
         queued = len(session.scalars(select(OutboundMessage.id)).all())
-    assert queued == 7  # the game start, one to each player
+    assert queued == 8  # the game start, one to each player and one to the game master
     sender = subprocess.Popen(
         [sys.executable, "-c", SENDER, str(tmp_path), app.judge.settings.url, str(TESTS)],
         cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

@@ -62,7 +62,7 @@ def test_a_game_master_runs_a_game_from_the_command_line(tmp_path: Path) -> None
     assert twice.stdout.strip() == "test01: nothing to process"
 
     outbox = judge(config, "outbox")
-    assert outbox.stdout.splitlines()[-1] == "16 messages, 0 queued"
+    assert outbox.stdout.splitlines()[-1] == "17 messages, 0 queued"
 
     bad = tmp_path / "config" / "bad.toml"
     bad.write_text('[game]\nname = "Bad Name"\n')

@@ -134,6 +134,14 @@ def test_masking_keeps_the_power_and_game_and_is_linear() -> None:
     assert mask_passwords(long_line) == "SIGNON Etest01 " + "** " * 200_000
 
 
+def test_an_observers_password_is_masked_and_the_game_kept() -> None:
+    assert mask_passwords("OBSERVE test01 look-on\n> watch: test01 old pw\nObserve test01\n") == (
+        "OBSERVE test01 *******\n> watch: test01 *** **\nObserve test01\n"
+    )
+    long_line = "WATCH test01 " + "pw " * 200_000
+    assert mask_passwords(long_line) == "WATCH test01 " + "** " * 200_000
+
+
 def _compat_body(raw: bytes) -> str:
     payload = BytesParser(policy=compat32).parsebytes(raw).get_payload(decode=True)
     assert isinstance(payload, bytes)
@@ -149,7 +157,7 @@ def test_sent_mail_that_carried_a_password_is_purged(tmp_path: Path) -> None:
     assert secret == {"france@example.org"}
     assert "paris-123" in next(r.body for r in rows if r.to_addr == "france@example.org")
     sent = deliver_pending(app.sessions, app.judge, app.transport, lambda: at("2026-11-23 12:01"))
-    assert sent == 7
+    assert sent == 8  # the seven players' game-start mail and the game master's
     with app.sessions() as session:
         rows = list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
     france = next(r for r in rows if r.to_addr == "france@example.org")

@@ -35,18 +35,19 @@ Send commands in the body of an email, one per line:
   SIGNOFF ends the message (nothing after it is read).
 Other commands: LIST [game], HELP, HISTORY [game], SUMMARY [game], SET PASSWORD <new>,
 SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
-SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
+SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN, OBSERVE <game> [<password>],
+SIGNON O<game> <password>, WATCH <game> [<password>].
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>, ROLLBACK [<phase>] [<reason>].
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a BROADCAST, DIARY, POSTALPRESS or PRESS (up to ENDPRESS), of a
 PHASE (up to ENDPHASE) or of a REGISTER (up to END) are not read: BECOME,
 BROADCAST, CREATE, DIARY, EJECT, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET,
-IAMALSO, INFO PLAYER, MAP, OBSERVE, PHASE, POSTALPRESS, PREDICT, PRESS, PROMOTE,
-REGISTER, SEND, TERMINATE, UNSTART, VERSION, WATCH, WHOGAME, WHOIS, WITHDRAW;
-and SET ACCESS, SET CONCEDE, SET DRAW, SET GRACE, SET GREY, SET MODERATE,
-SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR, SET NOPRESS, SET PARTIAL,
-SET PREFERENCE, SET PRESS, SET VARIANT, SET WHITE."""
+IAMALSO, INFO PLAYER, MAP, PHASE, POSTALPRESS, PREDICT, PRESS, PROMOTE,
+REGISTER, SEND, TERMINATE, UNSTART, VERSION, WHOGAME, WHOIS, WITHDRAW; and
+SET ACCESS, SET CONCEDE, SET DRAW, SET GRACE, SET GREY, SET MODERATE, SET NMR,
+SET NOCONCEDE, SET NODRAW, SET NONMR, SET NOPRESS, SET PARTIAL, SET PREFERENCE,
+SET PRESS, SET VARIANT, SET WHITE."""
 
 
 def _docs_table() -> str:
@@ -154,7 +155,7 @@ def _with_new_commands() -> Registry:
 def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser() -> None:
     registry = _with_new_commands()
     # HELP lists it by its usage, among the others or the game master's.
-    assert "SET NOABSENCE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN." in (
+    assert "SET NOABSENCE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN," in (
         _flat(registry.help_text)
     )
     assert "SET DEADLINE <YYYY-MM-DD HH:MM>, ROLLBACK [<phase>] [<reason>], KICK <power>." in (

@@ -163,11 +163,11 @@ def test_every_njudge_command_word_gets_the_same_answer() -> None:
         "DIARY": "DIARY LIST", "EJECT": "EJECT France", "ENDBROADCAST": "END BROADCAST",
         "ENDPRESS": "ENDPRESS", "FORCE BEGIN": "FORCE BEGIN", "GET": "GET info",
         "IAMALSO": "IAMALSO ann@example.org", "INFO PLAYER": "INFO PLAYER ann@example.org",
-        "MAP": "MAP winter01", "OBSERVE": "OBSERVE winter01 pw", "PHASE": "PHASE F1901M",
+        "MAP": "MAP winter01", "PHASE": "PHASE F1901M",
         "POSTALPRESS": "POSTAL PRESS", "PREDICT": "PREDICT", "PRESS": "PRESS TO F",
         "PROMOTE": "PROMOTE ann@example.org", "REGISTER": "REGISTER",
         "SEND": "SEND ME info", "TERMINATE": "terminate",
-        "UNSTART": "UNSTART", "VERSION": "VERSION", "WATCH": "WATCH winter01 pw",
+        "UNSTART": "UNSTART", "VERSION": "VERSION",
         "WHOGAME": "WHO GAME winter01", "WHOIS": "WHOIS ann", "WITHDRAW": "WITHDRAW",
     }  # fmt: skip
     assert set(examples) == set(NJUDGE_COMMANDS)
@@ -179,6 +179,20 @@ def test_every_njudge_command_word_gets_the_same_answer() -> None:
         assert command.error.startswith(
             f"{word} is a command of the njudge that this judge does not have yet"
         ), line
+
+
+def test_observe_and_watch_are_read_and_prose_that_starts_so_is_not() -> None:
+    assert one("Observe Winter01 Look-On") == Command(
+        "OBSERVE", ("winter01", "Look-On"), "Observe Winter01 Look-On", 1
+    )
+    assert one("WATCH winter01") == Command("WATCH", ("winter01",), "WATCH winter01", 1)
+    assert one("Watch out for Russia") == Command(
+        "ORDERS", ("Watch out for Russia",), "Watch out for Russia", 1
+    )
+    assert one("OBSERVE").error == (
+        "OBSERVE needs the game: write 'OBSERVE <game>', or 'OBSERVE <game> <password>' "
+        "for a game that asks observers for one"
+    )
 
 
 def test_press_body_is_never_read_as_orders() -> None:

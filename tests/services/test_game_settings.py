@@ -144,11 +144,14 @@ def test_what_older_judges_stored_reads_with_the_defaults(
 
 
 def test_the_stored_format_is_the_older_judges_one() -> None:
-    """No migration: a record an older judge wrote is written back unchanged, and a game
-    that names no zone is stored without one (not as null, see the next tests)."""
-    assert settings_to_json(settings_from_json(OLDER_JUDGE)) == OLDER_JUDGE
+    """No migration: a record an older judge wrote is written back unchanged but for the
+    keys added since, with their defaults (``observers``), and a game that names no zone is
+    stored without one (not as null, see the next tests)."""
+    added_since = {"observers": "open"}
+    assert settings_to_json(settings_from_json(OLDER_JUDGE)) == {**OLDER_JUDGE, **added_since}
     assert settings_to_json(GameSettings(movement=Deadline(48.0, "20:00"))) == {
-        key: value for key, value in OLDER_JUDGE.items() if key != "timezone"
+        **{key: value for key, value in OLDER_JUDGE.items() if key != "timezone"},
+        **added_since,
     }
     older_rules = {"edition": "2000", "build_anywhere": True, "civil_disorder": "house",
                    "retreat_priority": False, "implied_orders": True, "proxies": False,

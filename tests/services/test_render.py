@@ -18,6 +18,7 @@ from support import DATA
 from judge.engine import Phase, Position, adjudicate, standard_map
 from judge.presenters import format_deadline, phase_heading, position_report, results_report
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
+from judge.services.mailings import Seat
 
 GOLDEN = DATA / "golden" / "render"
 DEADLINE = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
@@ -59,9 +60,17 @@ def gamestart_context(**changes: object) -> dict[str, object]:
         "position_text": position_report(Position.initial(standard_map())),
         "master_address": "gm@example.org",
         "replacement": False,
+        "roster": ROSTER,
     }
     context.update(changes)
     return context
+
+
+#: The players of a game that is not anonymous, as the game-start mails list them.
+ROSTER = [
+    Seat(power, f"{power.lower()}@example.org", generated=power == "Turkey")
+    for power in standard_map().powers
+]
 
 
 def confirm_context(**changes: object) -> dict[str, object]:
@@ -101,6 +110,7 @@ def test_gamestart_password_from_the_game_master(renderer: Renderer) -> None:
             signon_line="SIGNON Ewinter01 <password>",
             deadline_player=None,
             master_address=None,
+            roster=None,
         ),
     )
     check_golden(mail, "gamestart_gm_password.txt")
@@ -110,7 +120,7 @@ def test_gamestart_password_from_the_game_master(renderer: Renderer) -> None:
 def test_gamestart_for_a_replacement_player(renderer: Renderer) -> None:
     mail = renderer.render(
         "player/gamestart.txt.j2",
-        **gamestart_context(replacement=True, phase_text="Movement for Fall of 1902"),
+        **gamestart_context(replacement=True, phase_text="Movement for Fall of 1902", roster=None),
     )
     check_golden(mail, "gamestart_replacement.txt")
 
@@ -362,6 +372,36 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "rollback_nothing_to_order.txt": lambda: rollback_context(
             order_lines=[], missing_lines=[], deadline_player=None
         ),
+    },
+    "gm/gamestart.txt.j2": {
+        "gm_gamestart.txt": sample(
+            roster=ROSTER,
+            generated="Turkey",
+            anonymous=False,
+            observers=["watcher@example.net"],
+            phase_text="Movement for Spring of 1901",
+            deadline_game=IN_LONDON,
+        ),
+        "gm_gamestart_anonymous.txt": sample(
+            roster=[Seat(s.power, s.address) for s in ROSTER],
+            generated="",
+            anonymous=True,
+            observers=[],
+            phase_text="Movement for Spring of 1901",
+            deadline_game=IN_LONDON,
+        ),
+    },
+    "observer/gamestart.txt.j2": {
+        "observer_gamestart.txt": lambda: {
+            **gamestart_context(),
+            "deadline_observer": IN_NEW_YORK,
+            "signon_line": "OBSERVE winter01",
+        },
+        "observer_gamestart_anonymous.txt": lambda: {
+            **gamestart_context(roster=None, master_address=None),
+            "deadline_observer": None,
+            "signon_line": "OBSERVE winter01",
+        },
     },
 }
 

@@ -397,7 +397,7 @@ def test_autostart_when_the_file_names_all_seven_players(tmp_path: Path) -> None
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         assert (game.status, game.phase) == ("active", "S1901M")
-    assert len(Table(app).new_mail()) == 7
+    assert len(Table(app).new_mail()) == 8  # the game start: the players and the master
 
 
 def test_replies_per_sender_are_rate_limited(tmp_path: Path) -> None:

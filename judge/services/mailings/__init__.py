@@ -10,6 +10,11 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 (:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
 """
 
+from judge.services.mailings.gamestart import (
+    Seat,
+    send_master_gamestart,
+    send_observers_gamestart,
+)
 from judge.services.mailings.master import (
     EditNews,
     PasswordReset,
@@ -39,6 +44,7 @@ __all__ = [
     "OrdersDue",
     "PasswordReset",
     "Replacement",
+    "Seat",
     "StaleDeadline",
     "send_civil_disorder",
     "send_edit_applied",
@@ -46,8 +52,10 @@ __all__ = [
     "send_late",
     "send_late_others",
     "send_mail_undeliverable",
+    "send_master_gamestart",
     "send_new_deadline",
     "send_new_password",
+    "send_observers_gamestart",
     "send_player_resigned",
     "send_reminder",
     "send_replaced",

@@ -18,6 +18,7 @@ from judge.services.audience import Audience, Recipient, recipient_of, recipient
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
+from judge.services.mailings.gamestart import Seat
 
 # -- the game's start and its results ------------------------------------------------
 
@@ -32,10 +33,12 @@ def send_welcome(
     *,
     position: Position,
     replacement: bool = False,
+    roster: Sequence[Seat] | None = None,
 ) -> None:
     """The "game starting" mail (``player/gamestart.txt.j2``) to ``player``: power,
-    password (``None``: the game master gave it), deadline, how to order, ``position``.
-    ``replacement``: the player takes over a seat in a running game."""
+    password (``None``: the game master gave it), deadline, how to order, ``position``;
+    ``roster``: every player's power and address (a game that is not anonymous, house
+    rule 12.1).  ``replacement``: the player takes over a seat in a running game."""
     reader = recipient_of(game, player, judge)
     mail = render(
         judge, "player/gamestart.txt.j2", game,
@@ -54,6 +57,7 @@ def send_welcome(
         position_text=position_report(position),
         master_address=game.master_address,
         replacement=replacement,
+        roster=None if roster is None else list(roster),
     )  # fmt: skip
     kind = "replacement" if replacement else "gamestart"
     queue(session, judge, game, reader, mail, kind, now, secret=password is not None)
