@@ -11,14 +11,17 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 
 from judge.commands import (
+    become,
     clear,
     information,
     master,
     njudge,
     orders,
+    preview,
     resign,
     settings,
     signon,
+    terminate,
 )
 from judge.commands.base import Audience, Family, Line, MailCommand
 from judge.commands.helptext import docs_table, help_text
@@ -177,6 +180,9 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.Pause(),
     master.Resume(),
     master.SetDeadline(),
+    become.Become(),
+    preview.Preview(),
+    terminate.Terminate(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

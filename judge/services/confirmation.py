@@ -55,10 +55,13 @@ def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
     (:data:`MAX_COPIES_PER_HOUR`), apart from the sender's reply ration, so that they
     go even when the sender's reply is held back, and never use up the player's own.
     """
-    parts: dict[tuple[int, int], list[SignOn]] = {}
+    # The game master acting for a power (BECOME) and someone signed on as it get a
+    # copy each: their notes say different things.
+    parts: dict[tuple[int, int, bool], list[SignOn]] = {}
     for signed in conversation.signons:
         if signed.player is not None and signed.confirms and signed.copy_to:
-            parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
+            key = (signed.game.id, signed.player.id, signed.by_master)
+            parts.setdefault(key, []).append(signed)
     for signeds in parts.values():
         first = signeds[0]
         assert first.player is not None and first.copy_to is not None
@@ -70,10 +73,17 @@ def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
                 _queue_held_notice(conversation, row, game, player, address, min(log_.times))
             continue
         log_.times.append(conversation.now)
-        note = (
-            f"This is a copy: someone signed on as {player.power} from "
-            f"{conversation.mail.sender}, not from your registered address."
-        )
+        if first.by_master:
+            note = (
+                f"This is a copy: the game master of {game.name} entered these orders for "
+                f"{player.power} on your behalf (BECOME {player.power}), from "
+                f"{conversation.mail.sender}. They count as your orders."
+            )
+        else:
+            note = (
+                f"This is a copy: someone signed on as {player.power} from "
+                f"{conversation.mail.sender}, not from your registered address."
+            )
         reply = conversation.reply
         part = Reply(not_read=reply.not_read)
         for signed in signeds:

@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.commands import REGISTRY, UNREAD, Command, Registry, parse_commands
 from judge.db import queries
-from judge.db.models import Game, InboundMessage, InboundState, Player
+from judge.db.models import Game, GameStatus, InboundMessage, InboundState, Player
 from judge.engine.board import Map, standard_map
 from judge.engine.notation import parse_orders
 from judge.engine.position import Position
@@ -337,6 +337,8 @@ class Conversation:
         else:
             if signed is not None and signed.player is None:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
+            elif signed is not None and signed.game.status == GameStatus.FINISHED:
+                self.reply.paragraphs.insert(0, f"Game {signed.game.name} is over.")
             elif signed is not None:
                 self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
             queue_reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.work)

@@ -10,6 +10,7 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 (:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
 """
 
+from judge.services.mailings.endings import send_terminated
 from judge.services.mailings.master import (
     EditNews,
     PasswordReset,
@@ -53,5 +54,6 @@ __all__ = [
     "send_replaced",
     "send_results",
     "send_signon_locked",
+    "send_terminated",
     "send_welcome",
 ]
