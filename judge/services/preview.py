@@ -9,6 +9,7 @@ reply only.
 
 from __future__ import annotations
 
+import textwrap
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -41,19 +42,19 @@ class Preview:
     def text(self, game_name: str) -> str:
         """The preview as the game master's reply shows it."""
         lines = [
-            f"Preview of {game_name} {self.phase} with the orders as they stand now; "
-            "nothing was stored, and nobody else was sent it:",
+            f"Preview of {game_name} {self.phase}, with the orders as they stand now:",
             "",
             self.report,
             "",
         ]
         if self.missing:
             powers = _and(list(self.missing))
-            lines.append(f"No orders from {powers}: processed now, that is a missed phase.")
+            lines.append(_fill(f"No orders from {powers}: processed now, that is a missed phase."))
         if self.winner is not None:
             lines.append(f"Processed now, the game would end: {self.winner} would win.")
         elif self.next_phase is not None:
             lines.append(f"The next phase of '{game_name}' would be {self.next_phase}.")
+        lines.append("Nothing was stored, and nobody else was sent this preview.")
         return "\n".join(lines)
 
 
@@ -83,3 +84,8 @@ def preview(session: Session, game: Game) -> Preview:
 def _and(names: list[str]) -> str:
     """``A``, ``A and B``, ``A, B and C``."""
     return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
+
+
+def _fill(text: str) -> str:
+    """``text`` in lines of at most 76 characters, broken at spaces."""
+    return textwrap.fill(text, 76, break_long_words=False, break_on_hyphens=False)
