@@ -337,10 +337,15 @@ class Conversation:
         else:
             if signed is not None and signed.player is None:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
-            elif signed is not None and signed.game.status == GameStatus.FINISHED:
-                self.reply.paragraphs.insert(0, f"Game {signed.game.name} is over.")
             elif signed is not None:
-                self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
+                # A player of a game not started or over: what the message did is said
+                # after that (the reply shows no list of actions of its own).
+                over = signed.game.status == GameStatus.FINISHED
+                state = "is over" if over else "has not started yet"
+                self.reply.paragraphs = [
+                    f"Game {signed.game.name} {state}.", *self.reply.actions,
+                    *self.reply.paragraphs,
+                ]  # fmt: skip
             queue_reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.work)
         self.queue_copies(row)
 

@@ -344,3 +344,36 @@ def test_a_game_not_started_cannot_be_terminated_previewed_or_become(tmp_path: P
         "TESTJUDGE\n"
     )
     assert game_row(app).status == GameStatus.FORMING
+
+
+def test_what_was_done_is_said_to_a_player_of_a_game_not_started(tmp_path: Path) -> None:
+    # The reply to a player of a game not started (or over) said only that, and dropped
+    # what the message did ("Password changed." never reached the player).
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'var' / 'judge.db'}")
+    path = tmp_path / "test01.toml"
+    path.write_text("\n".join(line for line in GAME_FILE.splitlines() if "Turkey" not in line))
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, at("2026-11-23 12:00"))
+    table = Table(app)
+    table.new_mail()
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET PASSWORD new-password-1\n",
+               "2026-11-23 13:00")  # fmt: skip
+    assert reply(table) == ("Game test01 has not started yet.\n\nPassword changed.\n\nTESTJUDGE\n")
+
+
+def test_terminate_after_become_is_said_to_the_master(game: tuple[App, Table]) -> None:
+    app, table = game
+    table.send(GM, f"{SIGNON_GM}BECOME France\nA Par-Bur\nTERMINATE\n", LATE)
+    rows = table.new_mail()
+    # The game is over: the master gets a reply (no confirmation), France no copy.
+    assert [r.kind for r in rows] == ["terminated"] * 8 + ["reply-signed"]
+    assert rows[-1].body == (
+        "Game test01 is over.\n\n"
+        "Signed on as game master of test01.\n\n"
+        "Acting for France in test01: the lines that follow are France's; "
+        "france@example.org gets a copy.\n\n"
+        "Game test01 ended during S1901M, with no winner; every player and observer was "
+        "told.\n\n"
+        "TESTJUDGE\n"
+    )
+    assert game_row(app).ending == "terminated"
