@@ -39,7 +39,9 @@ MAX_COPIES_PER_HOUR = 5
 def queue_confirmation(conversation: Conversation, signed: SignOn, row: InboundMessage) -> None:
     """Queue the order confirmation for the player ``signed`` on as, to the sender."""
     assert signed.player is not None
-    mail = confirmation_mail(conversation, signed.game, signed.player, copy_note=None)
+    mail = confirmation_mail(
+        conversation, signed.game, signed.player, copy_note=None, for_master=signed.by_master
+    )
     queue_mail(
         conversation.session, conversation.judge, to=conversation.mail.sender, mail=mail,
         kind="confirm", now=conversation.now, game_id=signed.game.id, inbound_id=row.id,
@@ -154,9 +156,13 @@ def confirmation_mail(
     player: Player,
     copy_note: str | None,
     part: Reply | None = None,
+    *,
+    for_master: bool = False,
 ) -> RenderedMail:
     """The confirmation of ``player``'s orders as they now stand, with ``part`` of the
-    reply (the whole reply by default) and, for a copy, ``copy_note``."""
+    reply (the whole reply by default) and, for a copy, ``copy_note``; ``for_master``:
+    to the game master acting for the player (the deadline in the game's zone only, not
+    the player's own)."""
     part = part if part is not None else conversation.reply
     board = conversation.map
     position = conversation.position(game)
@@ -187,7 +193,7 @@ def confirmation_mail(
     complete = due.complete
     zone = game_zone(game, conversation.judge)
     deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
-    own_zone = player_zone(game, player, conversation.judge)
+    own_zone = zone if for_master else player_zone(game, player, conversation.judge)
     word = kind.word
     judge = conversation.judge
     return judge.renderer.render(

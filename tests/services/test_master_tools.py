@@ -377,3 +377,20 @@ def test_terminate_after_become_is_said_to_the_master(game: tuple[App, Table]) -
         "TESTJUDGE\n"
     )
     assert game_row(app).ending == "terminated"
+
+
+def test_the_master_acting_for_a_power_sees_the_deadline_in_the_game_s_zone(
+    game: tuple[App, Table],
+) -> None:
+    # Russia's player reads times in Moscow's zone; the master acting for Russia is not
+    # that player: the master's confirmation gives the game's zone, Russia's copy both.
+    _app, table = game
+    table.send(GM, f"{SIGNON_GM}BECOME R\nA Mos H\n", LATE)
+    master, russia = table.new_mail()
+    assert master.body.endswith(
+        "The deadline for S1901M is Wed Nov 25 2026 20:00:00 +0000 (Europe/London).\n"
+    )
+    assert russia.body.endswith(
+        "The deadline for S1901M is Wed Nov 25 2026 20:00:00 +0000 (Europe/London).\n"
+        "In your own time zone that is Wed Nov 25 2026 23:00:00 +0300 (Europe/Moscow).\n"
+    )
