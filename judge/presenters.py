@@ -40,8 +40,10 @@ from judge.engine.notation import format_order
 
 __all__ = [
     "adjustment_status",
+    "centre_report",
     "format_deadline",
     "missing_lines",
+    "next_phase_text",
     "order_lines",
     "phase_heading",
     "position_report",
@@ -442,6 +444,29 @@ def position_report(position: Position) -> str:
         )
         lines.extend(_dislodged_entry(d, game_map) for d in entries)
     lines.extend(["", *_ownership_lines(position)])
+    return "\n".join(lines)
+
+
+def next_phase_text(phase: Phase) -> str:
+    """The phase that comes next, as the results mail names it.
+
+    >>> next_phase_text(Phase.parse("F1903R"))
+    'Retreats for Fall of 1903'
+    """
+    kind = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}[phase.kind.value]
+    return f"{kind} for {phase.season.word} of {phase.year}"
+
+
+def centre_report(position: Position) -> str:
+    """Who owns which supply centre, then ``Austria:   3 Supply centers,  3 Units.`` for
+    each power still alive: a game's standing when it ends without a winner (no final
+    newline)."""
+    lines = [*_ownership_lines(position), ""]
+    for power in position.powers_alive():
+        centres = len(position.centres_of(power))
+        units = len(position.units_of(power))
+        label = _label(power, _COUNT_LABEL_WIDTH)
+        lines.append(f"{label}{centres:>2} Supply centers, {units:>2} Units.")
     return "\n".join(lines)
 
 

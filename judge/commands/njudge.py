@@ -147,7 +147,6 @@ _PRESS = Block(_PRESS_ENDS)
 
 #: The njudge's commands this judge does not have yet, as players write them.
 COMMANDS: tuple[Lacking, ...] = (
-    Lacking("BECOME", _one),
     Lacking("BROADCAST", _press, block=_PRESS, not_done="no press was sent"),
     Lacking("CREATE", lambda a: len(a) >= 2 and a[0].startswith("?")),
     Lacking(
@@ -183,12 +182,10 @@ COMMANDS: tuple[Lacking, ...] = (
         block=_PRESS,
         not_done="no press was sent",
     ),
-    Lacking("PREDICT", _alone),
     Lacking("PRESS", _press, block=_PRESS, not_done="no press was sent"),
     Lacking("PROMOTE", _address),
     Lacking("REGISTER", _alone, block=Block(("END",)), not_done="nothing was registered"),
     Lacking("SEND", lambda a: len(a) == 1 or (len(a) == 2 and a[0] == "ME")),
-    Lacking("TERMINATE", _alone),
     Lacking("UNSTART", _alone),
     Lacking("VERSION", lambda a: len(a) <= 1),
     Lacking("WHOGAME", lambda a: len(a) <= 2, spellings=("WHO GAME",)),

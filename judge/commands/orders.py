@@ -8,6 +8,7 @@ from judge.commands.base import Audience, Command, Help, Line, MailCommand
 from judge.db.models import GameStatus
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_orders
+from judge.services.endings import game_end
 from judge.services.errors import ServiceError
 from judge.services.order_intake import looks_like_order, take_order
 
@@ -58,7 +59,7 @@ class Orders(MailCommand):
         if game.status == GameStatus.FORMING:
             raise ServiceError(f"game {game.name} has not started yet")
         if game.status == GameStatus.FINISHED:
-            raise ServiceError(f"game {game.name} is over")
+            raise ServiceError(f"game {game.name} is over: {game_end(game)}")
         position = conversation.position(game)
         kind = position.phase.kind
         pieces = parse_orders(line, board, kind)

@@ -11,16 +11,19 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 
 from judge.commands import (
+    become,
     clear,
     information,
     master,
     njudge,
     observe,
     orders,
+    preview,
     resign,
     rollback,
     settings,
     signon,
+    terminate,
 )
 from judge.commands.base import Audience, Family, Line, MailCommand
 from judge.commands.helptext import docs_table, help_text
@@ -181,7 +184,10 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.Pause(),
     master.Resume(),
     master.SetDeadline(),
+    become.Become(),
+    preview.Preview(),
     rollback.Rollback(),
+    terminate.Terminate(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

@@ -39,7 +39,9 @@ MAX_COPIES_PER_HOUR = 5
 def queue_confirmation(conversation: Conversation, signed: SignOn, row: InboundMessage) -> None:
     """Queue the order confirmation for the player ``signed`` on as, to the sender."""
     assert signed.player is not None
-    mail = confirmation_mail(conversation, signed.game, signed.player, copy_note=None)
+    mail = confirmation_mail(
+        conversation, signed.game, signed.player, copy_note=None, for_master=signed.by_master
+    )
     queue_mail(
         conversation.session, conversation.judge, to=conversation.mail.sender, mail=mail,
         kind="confirm", now=conversation.now, game_id=signed.game.id, inbound_id=row.id,
@@ -55,10 +57,13 @@ def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
     (:data:`MAX_COPIES_PER_HOUR`), apart from the sender's reply ration, so that they
     go even when the sender's reply is held back, and never use up the player's own.
     """
-    parts: dict[tuple[int, int], list[SignOn]] = {}
+    # The game master acting for a power (BECOME) and someone signed on as it get a
+    # copy each: their notes say different things.
+    parts: dict[tuple[int, int, bool], list[SignOn]] = {}
     for signed in conversation.signons:
         if signed.player is not None and signed.confirms and signed.copy_to:
-            parts.setdefault((signed.game.id, signed.player.id), []).append(signed)
+            key = (signed.game.id, signed.player.id, signed.by_master)
+            parts.setdefault(key, []).append(signed)
     for signeds in parts.values():
         first = signeds[0]
         assert first.player is not None and first.copy_to is not None
@@ -70,10 +75,17 @@ def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
                 _queue_held_notice(conversation, row, game, player, address, min(log_.times))
             continue
         log_.times.append(conversation.now)
-        note = (
-            f"This is a copy: someone signed on as {player.power} from "
-            f"{conversation.mail.sender}, not from your registered address."
-        )
+        if first.by_master:
+            note = (
+                f"This is a copy: the game master of {game.name} entered these orders for "
+                f"{player.power} on your behalf (BECOME {player.power}), from "
+                f"{conversation.mail.sender}. They count as your orders."
+            )
+        else:
+            note = (
+                f"This is a copy: someone signed on as {player.power} from "
+                f"{conversation.mail.sender}, not from your registered address."
+            )
         reply = conversation.reply
         part = Reply(not_read=reply.not_read)
         for signed in signeds:
@@ -144,9 +156,13 @@ def confirmation_mail(
     player: Player,
     copy_note: str | None,
     part: Reply | None = None,
+    *,
+    for_master: bool = False,
 ) -> RenderedMail:
     """The confirmation of ``player``'s orders as they now stand, with ``part`` of the
-    reply (the whole reply by default) and, for a copy, ``copy_note``."""
+    reply (the whole reply by default) and, for a copy, ``copy_note``; ``for_master``:
+    to the game master acting for the player (the deadline in the game's zone only, not
+    the player's own)."""
     part = part if part is not None else conversation.reply
     board = conversation.map
     position = conversation.position(game)
@@ -177,7 +193,7 @@ def confirmation_mail(
     complete = due.complete
     zone = game_zone(game, conversation.judge)
     deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
-    own_zone = player_zone(game, player, conversation.judge)
+    own_zone = zone if for_master else player_zone(game, player, conversation.judge)
     word = kind.word
     judge = conversation.judge
     return judge.renderer.render(

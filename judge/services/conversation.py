@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.commands import REGISTRY, UNREAD, Command, Registry, parse_commands
 from judge.db import queries
-from judge.db.models import Game, InboundMessage, InboundState, Player
+from judge.db.models import Game, GameStatus, InboundMessage, InboundState, Player
 from judge.engine.board import Map, standard_map
 from judge.engine.notation import parse_orders
 from judge.engine.position import Position
@@ -338,7 +338,14 @@ class Conversation:
             if signed is not None and signed.player is None:
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
             elif signed is not None:
-                self.reply.paragraphs.insert(0, f"Game {signed.game.name} has not started yet.")
+                # A player of a game not started or over: what the message did is said
+                # after that (the reply shows no list of actions of its own).
+                over = signed.game.status == GameStatus.FINISHED
+                state = "is over" if over else "has not started yet"
+                self.reply.paragraphs = [
+                    f"Game {signed.game.name} {state}.", *self.reply.actions,
+                    *self.reply.paragraphs,
+                ]  # fmt: skip
             queue_reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.work)
         self.queue_copies(row)
 

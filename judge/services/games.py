@@ -156,6 +156,19 @@ def orders_for_phase(session: Session, game: Game) -> dict[str, list[str]]:
     return orders
 
 
+def adjudicate_current(
+    session: Session, game: Game, record: PhaseRecord
+) -> tuple[Position, dict[str, list[str]], Rules, Adjudication]:
+    """The game's current phase (``record``) adjudicated with the orders as they stand,
+    storing nothing: its position, each power's orders, the game's rules and the outcome.
+    What PROCESS stores (:func:`process_game`) and PREVIEW shows
+    (:mod:`judge.services.preview`)."""
+    position = position_from_document(record.position, standard_map())
+    orders = orders_for_phase(session, game)
+    rules = game_rules(game)
+    return position, orders, rules, adjudicate(position, orders, rules)
+
+
 def process_game(
     session: Session, judge: Judge, name: str, now: datetime, *, phase: str | None = None
 ) -> Adjudication | None:
@@ -173,10 +186,7 @@ def process_game(
     record = current_phase(session, game)
     if record is None or record.processed_at is not None:
         return None
-    position = position_from_document(record.position, standard_map())
-    orders = orders_for_phase(session, game)
-    rules = game_rules(game)
-    outcome = adjudicate(position, orders, rules)
+    position, orders, rules, outcome = adjudicate_current(session, game, record)
     report = results_report(game.name, game.seq, outcome)
     players = queries.players_of(session, game.id)
     # The report is kept with the results so HISTORY prints exactly what players got;

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game, Observer, Player, SignonGuard
+from judge.db.models import Game, GameStatus, Observer, Player, SignonGuard
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
@@ -72,8 +72,13 @@ class SignOn:
     @property
     def confirms(self) -> bool:
         """Whether the answer is an order confirmation: a player signed on to a started
-        game (the game master, or a player of a game not started, gets a reply)."""
-        return self.player is not None and self.game.phase is not None
+        game that is not over (the game master, or a player of a game not started or
+        over, gets a reply)."""
+        return (
+            self.player is not None
+            and self.game.phase is not None
+            and self.game.status != GameStatus.FINISHED
+        )
 
     @property
     def is_master(self) -> bool:

@@ -16,7 +16,13 @@ import pytest
 from support import DATA
 
 from judge.engine import Phase, Position, adjudicate, standard_map
-from judge.presenters import format_deadline, phase_heading, position_report, results_report
+from judge.presenters import (
+    centre_report,
+    format_deadline,
+    phase_heading,
+    position_report,
+    results_report,
+)
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
 from judge.services.mailings import Seat
 
@@ -402,6 +408,14 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "deadline_observer": None,
             "signon_line": "OBSERVE winter01",
         },
+    },
+    "all/terminated.txt.j2": {
+        "terminated.txt": sample(
+            variant="Standard",
+            phase_code="S1901M",
+            phase_text="Movement for Spring of 1901",
+            centres=centre_report(Position.initial(standard_map())),
+        )
     },
 }
 

@@ -15,6 +15,7 @@ from judge.services.mailings.gamestart import (
     send_master_gamestart,
     send_observers_gamestart,
 )
+from judge.services.mailings.endings import send_terminated
 from judge.services.mailings.master import (
     EditNews,
     PasswordReset,
@@ -61,5 +62,6 @@ __all__ = [
     "send_replaced",
     "send_results",
     "send_signon_locked",
+    "send_terminated",
     "send_welcome",
 ]

@@ -13,7 +13,12 @@ from judge.db.models import Game, Player
 from judge.engine.adjudicator import Adjudication
 from judge.engine.phases import Phase
 from judge.engine.position import Position
-from judge.presenters import format_deadline, phase_heading, position_report
+from judge.presenters import (
+    format_deadline,
+    next_phase_text,
+    phase_heading,
+    position_report,
+)
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone
@@ -81,7 +86,7 @@ def send_results(
         variant="Standard",
         phase_code=phase.code,
         report=report,
-        next_phase_text=None if outcome.winner else _next_text(nxt),
+        next_phase_text=None if outcome.winner else next_phase_text(nxt),
         deadline_game=(
             format_deadline(game.deadline, game_zone(game, judge)) if game.deadline else None
         ),
@@ -89,11 +94,6 @@ def send_results(
     )  # fmt: skip
     for reader in recipients(session, game, Audience.EVERYONE, judge):
         queue(session, judge, game, reader, mail, "results", now)
-
-
-def _next_text(phase: Phase) -> str:
-    kind = {"M": "Movement", "R": "Retreats", "A": "Adjustments"}[phase.kind.value]
-    return f"{kind} for {phase.season.word} of {phase.year}"
 
 
 # -- deadlines ------------------------------------------------------------------------

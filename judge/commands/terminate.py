@@ -1,0 +1,41 @@
+"""TERMINATE: the game master ends a game with no winner."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from judge.commands.base import Audience, Command, Help, Line, MailCommand
+from judge.services.endings import terminate_game
+
+if TYPE_CHECKING:
+    from judge.services.conversation import Conversation
+
+__all__ = ["Terminate"]
+
+
+class Terminate(MailCommand):
+    """``TERMINATE``: the game ends now, with no winner; everyone reading it is told."""
+
+    name = "TERMINATE"
+    help = Help(
+        usage=("TERMINATE",),
+        description=(
+            "end the game now, with no winner: no more orders are taken, and every player "
+            "and observer is told, with the supply centres as they stand"
+        ),
+        audience=Audience.MASTER,
+    )
+
+    def parse(self, line: Line) -> Command | None:
+        if line.args:
+            # "Terminate the alliance": prose, as the njudge's TERMINATE takes nothing.
+            return None
+        return line.command(self.name)
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        game = conversation.master()
+        position = terminate_game(conversation.session, conversation.judge, game, conversation.now)
+        conversation.reply.actions.append(
+            f"Game {game.name} ended during {position.phase.code}, with no winner; every "
+            "player and observer was told."
+        )
