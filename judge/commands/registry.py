@@ -177,6 +177,7 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.Pause(),
     master.Resume(),
     master.SetDeadline(),
+    master.SetGrace(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

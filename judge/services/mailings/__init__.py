@@ -33,6 +33,7 @@ from judge.services.mailings.players import (
     send_signon_locked,
     send_welcome,
 )
+from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 
 __all__ = [
     "EditNews",
@@ -43,15 +44,18 @@ __all__ = [
     "send_civil_disorder",
     "send_edit_applied",
     "send_edit_refused",
+    "send_grace",
     "send_late",
     "send_late_others",
     "send_mail_undeliverable",
     "send_new_deadline",
     "send_new_password",
+    "send_paused",
     "send_player_resigned",
     "send_reminder",
     "send_replaced",
     "send_results",
+    "send_resumed",
     "send_signon_locked",
     "send_welcome",
 ]
