@@ -70,7 +70,7 @@ class Pause(MailCommand):
         game.status = GameStatus.PAUSED
         mailings.send_paused(conversation.session, conversation.judge, game, conversation.now)
         conversation.reply.actions.append(
-            f"Game {game.name} paused; every player and observer was told."
+            f"Game {game.name} paused. Every player and observer was told."
         )
 
 
@@ -108,7 +108,8 @@ class Resume(MailCommand):
         )
         mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
         conversation.reply.actions.append(
-            f"Game {game.name} resumed; the deadline is {when}; every player and observer was told."
+            f"Game {game.name} resumed; the deadline is {when}. Every player and observer was "
+            "told."
         )
 
 
@@ -149,9 +150,9 @@ class SetDeadline(MailCommand):
             mailings.send_new_deadline(
                 conversation.session, conversation.judge, game, conversation.now, by_master=True
             )
-            told = "; every player and observer was told"
+            told = " Every player and observer was told."
         conversation.reply.actions.append(
-            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}{told}."
+            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}.{told}"
         )
 
 
@@ -217,6 +218,6 @@ class SetGrace(MailCommand):
             kind=kind, grace=hours, old_grace=before.grace,
         )  # fmt: skip
         conversation.reply.actions.append(
-            f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}); "
-            "every player and observer was told."
+            f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}). "
+            "Every player and observer was told."
         )

@@ -64,7 +64,7 @@ def test_set_deadline_is_mailed_to_everyone_following(game: tuple[App, Table]) -
     table.send("gm@example.org", GM + "SET DEADLINE 2026-11-27 18:00\n", "2026-11-24 10:00")
     reply, told = news(table)
     assert (
-        "Deadline set to Fri Nov 27 2026 18:00:00 +0000 (Europe/London); every player and "
+        "Deadline set to Fri Nov 27 2026 18:00:00 +0000 (Europe/London). Every player and "
         "observer was told."
     ) in reply.body
     # England reads it in the game's zone; Russia and the observer in their own too.
@@ -76,12 +76,12 @@ def test_pause_and_resume_are_mailed(game: tuple[App, Table]) -> None:
     app, table = game
     table.send("gm@example.org", GM + "PAUSE\n", "2026-11-24 10:00")
     reply, told = news(table)
-    assert "Game test01 paused; every player and observer was told." in reply.body
+    assert "Game test01 paused. Every player and observer was told." in reply.body
     check([told[5], told[7]], "paused.txt")
     # Resumed before the deadline: the deadline stays.
     table.send("gm@example.org", GM + "RESUME\n", "2026-11-24 12:00")
     reply, told = news(table)
-    assert "the deadline is Wed Nov 25 2026 20:00:00 +0000 (Europe/London); every" in reply.body
+    assert "the deadline is Wed Nov 25 2026 20:00:00 +0000 (Europe/London). Every" in reply.body
     check([told[5], told[6]], "resumed.txt")
     assert game_row(app).deadline == at("2026-11-25 20:00")
 
@@ -101,7 +101,7 @@ def test_set_grace_is_stored_and_mailed(game: tuple[App, Table]) -> None:
     table.send("gm@example.org", GM + "SET GRACE 12\n", "2026-11-24 10:00")
     reply, told = news(table)
     assert (
-        "The grace of movement phases is now 12 hours (it was 0); every player and observer "
+        "The grace of movement phases is now 12 hours (it was 0). Every player and observer "
         "was told."
     ) in reply.body
     check([told[0], told[5], told[7]], "grace.txt")
