@@ -108,8 +108,7 @@ class Resume(MailCommand):
         )
         mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
         conversation.reply.actions.append(
-            f"Game {game.name} resumed; the deadline is {when}. Every player and observer was "
-            "told."
+            f"Game {game.name} resumed; the deadline is {when}. Every player and observer was told."
         )
 
 

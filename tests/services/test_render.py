@@ -18,6 +18,7 @@ from support import DATA
 from judge.engine import Phase, Position, adjudicate, standard_map
 from judge.presenters import format_deadline, phase_heading, position_report, results_report
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
+from judge.services.listings import GameListing, ScheduleLine, SeatLine
 
 GOLDEN = DATA / "golden" / "render"
 DEADLINE = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
@@ -218,6 +219,22 @@ NEW_DEADLINE: dict[str, object] = {
     "deadline_player": None,
 }
 SCHEDULE: dict[str, object] = {"power": "England", "observer": False, "phase_code": "F1901R"}
+LISTING = GameListing(
+    name="winter01", status="finished", winner="France", ending=None, variant="Standard",
+    edition="2000", press="none", nmr="wait", anonymous=False, observers_allowed="password",
+    master_address=None, zone="Europe/London",
+    schedule=(
+        ScheduleLine("Movement", "72", "20:00", "Mon, Thu", "12", "10"),
+        ScheduleLine("Retreat", "24", None, None, "0", "0"),
+        ScheduleLine("Adjustment", "24", None, None, "0", "10"),
+    ),
+    phase_code=None, phase_text=None, deadline_game=None, deadline_own=None, grace_game=None,
+    seats=(
+        SeatLine("England", "england@example.org", "active", None),
+        SeatLine("France", "a.very.long.address@example.org", "active", None),
+    ),
+    orders_in=0, orders_due=0, observer_count=0, observers=(), for_master=False,
+)  # fmt: skip
 UNDELIVERABLE: dict[str, object] = {
     "to": "bob@example.org",
     "subject": "Diplomacy results winter01 S1901M",
@@ -392,6 +409,14 @@ SAMPLES: dict[str, dict[str, Context]] = {
             grace_game=None,
             grace_player=None,
         ),
+    },
+    "all/listing.txt.j2": {
+        # A running game's listings are checked by tests/services/test_listing.py.
+        "listing_finished.txt": lambda: {
+            "judge_name": "USDP",
+            "game_name": "winter01",
+            "listing": LISTING,
+        },
     },
 }
 
