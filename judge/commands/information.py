@@ -8,9 +8,9 @@ from typing import TYPE_CHECKING
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
 from judge.presenters import position_report
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_zone
-from judge.services.games import game_summary
-from judge.services.listings import all_games, phase_reports
+from judge.services.game_settings import game_zone, player_zone
+from judge.services.listings import all_games, game_listing, phase_reports
+from judge.services.unit_of_work import write_changes
 
 if TYPE_CHECKING:
     from judge.db.models import Game
@@ -53,7 +53,11 @@ class List(_GameCommand):
     name = "LIST"
     help = Help(
         usage=("LIST [game]",),
-        description="the games on this judge, or one game's status",
+        description=(
+            "the games on this judge, or one game's settings, deadlines, players and who has "
+            "orders in (its game master also sees the orders, who is late, WAITs, absences "
+            "and the observers)"
+        ),
         audience=Audience.ANYONE,
     )
 
@@ -61,12 +65,7 @@ class List(_GameCommand):
         reply = conversation.reply
         if command.args or conversation.signed is not None:
             game = _named_or_signed(conversation, command)
-            facts = game_summary(conversation.session, game, conversation.judge)
-            lines = [f"Game {facts['name']}: {facts['status']}"]
-            if facts["phase"]:
-                lines.append(f"Phase {facts['phase']}, deadline {facts['deadline']}")
-            lines += [f"  {power}: {status}" for power, status in facts["players"].items()]
-            reply.paragraphs.append("\n".join(lines))
+            reply.paragraphs.append(_listing(conversation, game))
             return
         games = all_games(conversation.session)
         if not games:
@@ -78,6 +77,30 @@ class List(_GameCommand):
                 f"  {g.name}: {g.status}" + (f", {g.phase}" if g.phase else "") for g in games
             )
         )
+
+
+def _listing(conversation: Conversation, game: Game) -> str:
+    """The listing of ``game`` for the reader: the game master's (signed on as the master
+    of this game) or anyone's, with times in the reader's own zone when they have one."""
+    signed = conversation.signed
+    mine = signed is not None and signed.game.id == game.id
+    for_master = mine and signed is not None and signed.is_master
+    zone: str | None = None
+    if mine and signed is not None and signed.player is not None and not signed.by_master:
+        zone = player_zone(game, signed.player, conversation.judge)
+    elif mine and signed is not None and signed.observer is not None:
+        zone = signed.observer.timezone
+    # The listing reads the orders from the database: the batch's go there first.
+    write_changes(conversation.session, conversation.work)
+    listing = game_listing(
+        conversation.session, conversation.judge, game, conversation.now,
+        for_master=for_master, reader_zone=zone,
+    )  # fmt: skip
+    judge = conversation.judge
+    mail = judge.renderer.render(
+        "all/listing.txt.j2", judge_name=judge.settings.name, game_name=game.name, listing=listing
+    )
+    return mail.body.rstrip("\n")
 
 
 class HelpCommand(MailCommand):

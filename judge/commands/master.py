@@ -1,13 +1,19 @@
-"""The game master's commands: PROCESS, PAUSE, RESUME and SET DEADLINE (after
-``SIGNON M<game> <password>``)."""
+"""The game master's commands: PROCESS, PAUSE, RESUME, SET DEADLINE and SET GRACE (after
+``SIGNON M<game> <password>``).  Every change of the clock is mailed to everyone still
+following the game (see :mod:`judge.services.mailings.schedule`)."""
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.config import deadline_to_json, settings_to_json
 from judge.db.models import GameStatus
+from judge.engine.phases import Phase, PhaseKind
 from judge.presenters import format_deadline
+from judge.services import mailings
 from judge.services.deadlines import next_deadline, parse_deadline
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
@@ -17,7 +23,7 @@ from judge.services.unit_of_work import write_changes
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
-__all__ = ["Pause", "Process", "Resume", "SetDeadline"]
+__all__ = ["MAX_GRACE_HOURS", "Pause", "Process", "Resume", "SetDeadline", "SetGrace"]
 
 
 class Process(MailCommand):
@@ -52,7 +58,7 @@ class Pause(MailCommand):
         usage=("PAUSE",),
         description=(
             "stop the game: no phase is processed at its deadline, and no reminder is "
-            "sent, until RESUME"
+            "sent, until RESUME; every player and observer is told"
         ),
         audience=Audience.MASTER,
     )
@@ -62,7 +68,10 @@ class Pause(MailCommand):
         if game.status != GameStatus.ACTIVE:
             raise ServiceError(f"game {game.name} is {game.status}, not active")
         game.status = GameStatus.PAUSED
-        conversation.reply.actions.append(f"Game {game.name} paused.")
+        mailings.send_paused(conversation.session, conversation.judge, game, conversation.now)
+        conversation.reply.actions.append(
+            f"Game {game.name} paused. Every player and observer was told."
+        )
 
 
 class Resume(MailCommand):
@@ -73,7 +82,7 @@ class Resume(MailCommand):
         usage=("RESUME",),
         description=(
             "start a paused game's clock again (a deadline that passed while paused gives "
-            "the players a full phase again)"
+            "the players a full phase again); every player and observer is told the deadline"
         ),
         audience=Audience.MASTER,
     )
@@ -84,19 +93,23 @@ class Resume(MailCommand):
             raise ServiceError(f"game {game.name} is not paused")
         game.status = GameStatus.ACTIVE
         now = conversation.now
-        if game.deadline is not None and game.deadline <= now:
+        passed = game.deadline is not None and game.deadline <= now
+        if passed:
             # The deadline passed while paused: the players get a full phase again.
             position = conversation.position(game)
-            fresh = next_deadline(
+            renewed = next_deadline(
                 now, position.phase.kind, game_settings(game), game_zone(game, conversation.judge)
             )
-            set_deadline(conversation.session, game, fresh)
+            set_deadline(conversation.session, game, renewed)
         when = (
             format_deadline(game.deadline, game_zone(game, conversation.judge))
             if game.deadline
             else "none"
         )
-        conversation.reply.actions.append(f"Game {game.name} resumed; the deadline is {when}.")
+        mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
+        conversation.reply.actions.append(
+            f"Game {game.name} resumed; the deadline is {when}. Every player and observer was told."
+        )
 
 
 class SetDeadline(MailCommand):
@@ -105,7 +118,10 @@ class SetDeadline(MailCommand):
     name = "SET DEADLINE"
     help = Help(
         usage=("SET DEADLINE <YYYY-MM-DD HH:MM>",),
-        description="move the deadline of the current phase (in the game's time zone)",
+        description=(
+            "move the deadline of the current phase (in the game's time zone); every player "
+            "and observer is told"
+        ),
         audience=Audience.MASTER,
     )
 
@@ -128,6 +144,79 @@ class SetDeadline(MailCommand):
         if when <= conversation.now:
             raise ServiceError("the new deadline is in the past")
         set_deadline(conversation.session, game, when)
+        told = ""
+        if game.phase is not None:
+            mailings.send_new_deadline(
+                conversation.session, conversation.judge, game, conversation.now, by_master=True
+            )
+            told = " Every player and observer was told."
         conversation.reply.actions.append(
-            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}."
+            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}.{told}"
+        )
+
+
+#: The longest grace SET GRACE takes, in hours: the game file's own bound (two weeks).
+MAX_GRACE_HOURS = 24 * 14
+# Hours as SET GRACE reads them: digits, perhaps a decimal part; bounded, so linear.
+_HOURS = re.compile(r"\d{1,6}(?:\.\d{1,3})?")
+
+
+class SetGrace(MailCommand):
+    """``SET GRACE <hours>``: the grace period of the current phase's kind."""
+
+    name = "SET GRACE"
+    help = Help(
+        usage=("SET GRACE <hours>",),
+        description=(
+            "how many hours after the deadline late orders are still taken, for the phases "
+            f"of the current phase's kind (0 to {MAX_GRACE_HOURS}); every player and observer "
+            "is told"
+        ),
+        audience=Audience.MASTER,
+    )
+
+    def parse(self, line: Line) -> Command:
+        args = line.args
+        example = f"a number from 0 to {MAX_GRACE_HOURS}, as in 'SET GRACE 12'"
+        if len(args) == 2 and line.arg_keys[1] in ("HOURS", "HOUR", "H"):
+            args = args[:1]
+        if len(args) != 1:
+            raise Malformed(f"SET GRACE needs the hours of grace, {example}")
+        text = args[0]
+        if text.startswith("-") and _HOURS.fullmatch(text[1:]):
+            raise Malformed(f"SET GRACE cannot be negative ({text}): give {example}")
+        if not _HOURS.fullmatch(text):
+            raise Malformed(f"SET GRACE takes a number of hours, not {text!r}: give {example}")
+        if float(text) > MAX_GRACE_HOURS:
+            raise Malformed(
+                f"SET GRACE {text} is more than the longest grace, {MAX_GRACE_HOURS} hours "
+                f"(two weeks): give {example}"
+            )
+        return line.command(self.name, (text,))
+
+    def process(self, conversation: Conversation, command: Command) -> None:
+        game = conversation.master()
+        if game.status == GameStatus.FINISHED:
+            raise ServiceError(f"game {game.name} is over: its grace no longer matters")
+        kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
+        settings = game_settings(game)
+        before = settings.deadline(kind)
+        hours = float(command.args[0])
+        word = kind.word.lower()
+        if hours == before.grace:
+            conversation.reply.actions.append(
+                f"The grace of {word} phases is already {hours:g} hours; nothing changed."
+            )
+            return
+        deadlines = settings_to_json(settings)["deadlines"]
+        deadlines[word] = deadline_to_json(replace(before, grace=hours))
+        # Only the deadlines are written: the other keys stay as they are stored.
+        game.settings = {**(game.settings or {}), "deadlines": deadlines}
+        mailings.send_grace(
+            conversation.session, conversation.judge, game, conversation.now,
+            kind=kind, grace=hours, old_grace=before.grace,
+        )  # fmt: skip
+        conversation.reply.actions.append(
+            f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}). "
+            "Every player and observer was told."
         )

@@ -205,7 +205,7 @@ def _setting(word: str) -> Lacking:
 SETTINGS: tuple[Lacking, ...] = tuple(
     _setting(word)
     for word in (
-        "ACCESS", "CONCEDE", "DRAW", "GRACE", "GREY", "MODERATE", "NMR", "NOCONCEDE",
+        "ACCESS", "CONCEDE", "DRAW", "GREY", "MODERATE", "NMR", "NOCONCEDE",
         "NODRAW", "NONMR", "NOPRESS", "PARTIAL", "PREFERENCE", "PRESS", "VARIANT", "WHITE",
     )
 )  # fmt: skip

@@ -184,6 +184,7 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.Pause(),
     master.Resume(),
     master.SetDeadline(),
+    master.SetGrace(),
     become.Become(),
     preview.Preview(),
     rollback.Rollback(),

@@ -55,7 +55,7 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             continue
         report.append(f"{game.name}: reloaded ({', '.join(loaded.changes) or 'no changes'})")
         if game.deadline != before and game.deadline is not None and game.phase:
-            mailings.send_new_deadline(session, judge, game, now)
+            mailings.send_new_deadline(session, judge, game, now, by_master=True)
     return report
 
 

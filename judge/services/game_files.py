@@ -170,7 +170,11 @@ def _apply_settings(
         changed = [key for key, value in new.items() if (before or {}).get(key) != value]
         if changed:
             # Key by key: a value stored in the game but not changed in the file stays.
-            setattr(game, attr, {**(getattr(game, attr) or {}), **{k: new[k] for k in changed}})
+            stored = getattr(game, attr) or {}
+            setattr(game, attr, {
+                **stored,
+                **{k: _changed_part(stored.get(k), (before or {}).get(k), new[k]) for k in changed},
+            })  # fmt: skip
             if before is not None:
                 changes.append(f"changed the {label} ({', '.join(changed)})")
     master = applied.get("master")
@@ -208,6 +212,21 @@ def _apply_observer_password(
     game.observer_password_hash = hashed
     changes.append("set the observers' password")
     return {"password": hashed}
+def _changed_part(stored: Any, before: Any, new: Any) -> Any:
+    """The value a changed key of the file gives the game: ``new``, except for the
+    ``deadlines`` (a dict of dicts), where only the fields the file changed since
+    ``before`` replace the ``stored`` ones (SET GRACE by mail survives an edit of the
+    hours)."""
+    if not (isinstance(stored, dict) and isinstance(before, dict) and isinstance(new, dict)):
+        return new
+    merged = dict(stored)
+    for kind, fields in new.items():
+        was, mine = before.get(kind), stored.get(kind)
+        if not (isinstance(was, dict) and isinstance(mine, dict) and isinstance(fields, dict)):
+            merged[kind] = fields
+            continue
+        merged[kind] = {**mine, **{f: v for f, v in fields.items() if was.get(f) != v}}
+    return merged
 
 
 def _apply_players(

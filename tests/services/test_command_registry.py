@@ -38,17 +38,16 @@ SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
 SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN, OBSERVE <game> [<password>],
 SIGNON O<game> <password>, WATCH <game> [<password>].
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
-SET DEADLINE <YYYY-MM-DD HH:MM>, BECOME <power>, PREVIEW, ROLLBACK [<phase>] [<reason>],
-TERMINATE.
+SET DEADLINE <YYYY-MM-DD HH:MM>, SET GRACE <hours>, BECOME <power>, PREVIEW,
+ROLLBACK [<phase>] [<reason>], TERMINATE.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a BROADCAST, DIARY, POSTALPRESS or PRESS (up to ENDPRESS), of a
 PHASE (up to ENDPHASE) or of a REGISTER (up to END) are not read: BROADCAST,
 CREATE, DIARY, EJECT, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET, IAMALSO,
 INFO PLAYER, MAP, PHASE, POSTALPRESS, PRESS, PROMOTE, REGISTER, SEND, UNSTART,
 VERSION, WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW,
-SET GRACE, SET GREY, SET MODERATE, SET NMR, SET NOCONCEDE, SET NODRAW,
-SET NONMR, SET NOPRESS, SET PARTIAL, SET PREFERENCE, SET PRESS, SET VARIANT,
-SET WHITE."""
+SET GREY, SET MODERATE, SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR,
+SET NOPRESS, SET PARTIAL, SET PREFERENCE, SET PRESS, SET VARIANT, SET WHITE."""
 
 
 def _docs_table() -> str:
@@ -183,8 +182,8 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     (unknown,), _ = parse_commands(["SET FOO"], registry)
     assert unknown.error == (
         "SET FOO is not a setting this judge knows; it knows SET PASSWORD, SET ADDRESS, "
-        "SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, SET NOABSENCE, SET COLOUR and "
-        "SET DEADLINE"
+        "SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, SET NOABSENCE, SET COLOUR, "
+        "SET DEADLINE and SET GRACE"
     )
 
 

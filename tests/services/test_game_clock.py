@@ -81,12 +81,13 @@ def test_a_deadline_edited_in_the_game_file_is_applied_and_announced(tmp_path: P
         reload_configs(session, app.judge, at("2026-11-24 09:00"))
     assert game_row(app).deadline == at("2026-11-27 18:00")
     rows = table.new_mail()
-    assert len(rows) == 7
+    assert len(rows) == 8  # the seven players and the game master
     russia = next(r for r in rows if r.to_addr == "russia@example.org")
     assert russia.subject == "Diplomacy game test01: New deadline for test01 S1901M"
     # A player's notice, not the game master's.
     assert russia.body == (
         "To Russia in 'test01':\n\n"
+        "The game master has moved the deadline.\n"
         "The deadline for S1901M is now Fri Nov 27 2026 18:00:00 +0000 (Europe/London).\n"
         "In your own time zone: Fri Nov 27 2026 21:00:00 +0300 (Europe/Moscow).\n\n"
         "TESTJUDGE\n"
@@ -196,7 +197,7 @@ def test_a_config_edit_is_noticed_by_the_running_judge(tmp_path: Path) -> None:
         server.stopping.set()
         server.deadline_ready.set()
         thread.join(5)
-    assert len([r for r in table.new_mail() if r.kind == "deadline"]) == 7
+    assert len([r for r in table.new_mail() if r.kind == "deadline"]) == 8
 
 
 def test_the_scheduler_keeps_one_job_per_game_in_the_database_and_wakes_the_loop(

@@ -374,7 +374,7 @@ def test_mail_commands_use_the_judge_s_zone_for_a_game_that_names_none(tmp_path:
     table.new_mail()
     table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nSET DEADLINE 2026-11-26 21:00\n",
                "2026-11-23 13:00")  # fmt: skip
-    (reply,) = table.new_mail()
+    (reply,) = [r for r in table.new_mail() if r.subject.startswith("Re:")]
     assert "Deadline set to Thu Nov 26 2026 21:00:00 +0100 (Europe/Paris)." in reply.body
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()

@@ -612,13 +612,15 @@ def test_without_the_house_rule_the_supported_unit_is_still_owed(game: tuple[App
 def test_player_notice_template() -> None:
     """The new-deadline notice (once a paragraph of a generic player notice) reads the same."""
     mail = Renderer().render(
-        "player/new_deadline.txt.j2",
+        "all/new_deadline.txt.j2",
         judge_name="USDP",
         game_name="winter01",
         power="England",
+        observer=False,
+        by_master=False,
         phase_code="F1901R",
         deadline_game="Sat Nov 28 2026 20:00:00 +0000 (Europe/London)",
         deadline_player=None,
     )
-    check_golden(mail, "player_notice_deadline.txt")
+    check_golden(mail, "new_deadline.txt")
     assert "game master" not in mail.body

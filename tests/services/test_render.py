@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Callable
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import jinja2
@@ -24,6 +24,7 @@ from judge.presenters import (
     results_report,
 )
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
+from judge.services.listings import GameListing, ScheduleLine, SeatLine
 from judge.services.mailings import Seat
 
 GOLDEN = DATA / "golden" / "render"
@@ -227,10 +228,29 @@ SIGNON_LOCKED: dict[str, object] = {
 }
 NEW_DEADLINE: dict[str, object] = {
     "power": "England",
+    "observer": False,
+    "by_master": False,
     "phase_code": "F1901R",
     "deadline_game": IN_LONDON,
     "deadline_player": None,
 }
+SCHEDULE: dict[str, object] = {"power": "England", "observer": False, "phase_code": "F1901R"}
+LISTING = GameListing(
+    name="winter01", status="finished", winner="France", ending=None, variant="Standard",
+    edition="2000", press="none", nmr="wait", anonymous=False, observers_allowed="password",
+    master_address=None, zone="Europe/London",
+    schedule=(
+        ScheduleLine("Movement", "72", "20:00", "Mon, Thu", "12", "10"),
+        ScheduleLine("Retreat", "24", None, None, "0", "0"),
+        ScheduleLine("Adjustment", "24", None, None, "0", "10"),
+    ),
+    phase_code=None, phase_text=None, deadline_game=None, deadline_own=None, grace_game=None,
+    seats=(
+        SeatLine("England", "england@example.org", "active", None),
+        SeatLine("France", "a.very.long.address@example.org", "active", None),
+    ),
+    orders_in=0, orders_due=0, observer_count=0, observers=(), for_master=False,
+)  # fmt: skip
 UNDELIVERABLE: dict[str, object] = {
     "to": "bob@example.org",
     "subject": "Diplomacy results winter01 S1901M",
@@ -315,13 +335,6 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/confirm.txt.j2": {"confirm_errors.txt": confirm_context},
     "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
     "player/late.txt.j2": {"late_player.txt": notices_context},
-    "player/new_deadline.txt.j2": {
-        # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
-        "player_notice_deadline.txt": sample(**NEW_DEADLINE),
-        "player_new_deadline_own_zone.txt": sample(
-            **{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}
-        ),
-    },
     "player/new_password.txt.j2": {
         "player_new_password.txt": sample(
             power="England", password="k3ttle-drum", signon_line="SIGNON Ewinter01 k3ttle-drum"
@@ -416,6 +429,61 @@ SAMPLES: dict[str, dict[str, Context]] = {
             phase_text="Movement for Spring of 1901",
             centres=centre_report(Position.initial(standard_map())),
         )
+    },
+    "all/new_deadline.txt.j2": {
+        # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
+        "new_deadline.txt": sample(**NEW_DEADLINE),
+        "new_deadline_own_zone.txt": sample(**{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}),
+        "new_deadline_master.txt": sample(**{**NEW_DEADLINE, "power": None, "by_master": True}),
+    },
+    "all/paused.txt.j2": {
+        "paused.txt": sample(**SCHEDULE, deadline_game=IN_LONDON, deadline_player=IN_NEW_YORK),
+        "paused_no_deadline.txt": sample(
+            **{**SCHEDULE, "power": None, "observer": True},
+            deadline_game=None,
+            deadline_player=None,
+        ),
+    },
+    "all/resumed.txt.j2": {
+        "resumed.txt": sample(
+            **SCHEDULE, fresh=False, deadline_game=IN_LONDON, deadline_player=None
+        ),
+        "resumed_fresh.txt": sample(
+            **{**SCHEDULE, "power": None},
+            fresh=True,
+            deadline_game=IN_LONDON,
+            deadline_player=IN_NEW_YORK,
+        ),
+    },
+    "all/grace.txt.j2": {
+        "grace.txt": sample(
+            **SCHEDULE,
+            phase_kind="retreat",
+            grace="12",
+            old_grace="0",
+            deadline_game=IN_LONDON,
+            deadline_player=IN_NEW_YORK,
+            grace_game=format_deadline(DEADLINE + timedelta(hours=12), "Europe/London"),
+            grace_player=format_deadline(DEADLINE + timedelta(hours=12), "America/New_York"),
+        ),
+        "grace_none.txt": sample(
+            **SCHEDULE,
+            phase_kind="movement",
+            grace="0",
+            old_grace="24",
+            deadline_game=IN_LONDON,
+            deadline_player=None,
+            grace_game=None,
+            grace_player=None,
+        ),
+    },
+    "all/listing.txt.j2": {
+        # A running game's listings are checked by tests/services/test_listing.py.
+        "listing_finished.txt": lambda: {
+            "judge_name": "USDP",
+            "game_name": "winter01",
+            "listing": LISTING,
+        },
     },
 }
 

@@ -153,7 +153,7 @@ def test_the_game_master_sign_on_is_locked_too(game: tuple[App, Table]) -> None:
         "the game master's registered address."
     ), body
     table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nPAUSE\n", "2026-11-23 13:11")
-    assert "Game test01 paused." in table.new_mail()[0].body
+    assert "Game test01 paused." in table.new_mail()[-1].body  # after the news of the pause
 
 
 def test_a_reply_never_shows_a_password(game: tuple[App, Table]) -> None:

@@ -10,12 +10,12 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 (:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
 """
 
+from judge.services.mailings.endings import send_terminated
 from judge.services.mailings.gamestart import (
     Seat,
     send_master_gamestart,
     send_observers_gamestart,
 )
-from judge.services.mailings.endings import send_terminated
 from judge.services.mailings.master import (
     EditNews,
     PasswordReset,
@@ -39,6 +39,7 @@ from judge.services.mailings.players import (
     send_signon_locked,
     send_welcome,
 )
+from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 
 __all__ = [
     "EditNews",
@@ -50,6 +51,7 @@ __all__ = [
     "send_civil_disorder",
     "send_edit_applied",
     "send_edit_refused",
+    "send_grace",
     "send_late",
     "send_late_others",
     "send_mail_undeliverable",
@@ -57,10 +59,12 @@ __all__ = [
     "send_new_deadline",
     "send_new_password",
     "send_observers_gamestart",
+    "send_paused",
     "send_player_resigned",
     "send_reminder",
     "send_replaced",
     "send_results",
+    "send_resumed",
     "send_signon_locked",
     "send_terminated",
     "send_welcome",

@@ -99,13 +99,20 @@ def send_results(
 # -- deadlines ------------------------------------------------------------------------
 
 
-def send_new_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
-    """The game's new deadline (``player/new_deadline.txt.j2``) to its players."""
+def send_new_deadline(
+    session: Session, judge: Judge, game: Game, now: datetime, *, by_master: bool = False
+) -> None:
+    """The game's new deadline (``all/new_deadline.txt.j2``) to everyone still following
+    the game (:attr:`Audience.NEWS`: the players still in, the master, the observers),
+    each with the time in their own zone too; ``by_master``: the game master moved it (by
+    mail or in the game file)."""
     assert game.deadline is not None and game.phase is not None
-    for reader in recipients(session, game, Audience.PLAYERS, judge):
+    for reader in recipients(session, game, Audience.NEWS, judge):
         mail = render(
-            judge, "player/new_deadline.txt.j2", game,
+            judge, "all/new_deadline.txt.j2", game,
             power=reader.power,
+            observer=reader.observer,
+            by_master=by_master,
             phase_code=game.phase,
             deadline_game=format_deadline(game.deadline, game_zone(game, judge)),
             deadline_player=own_zone(judge, game, reader, game.deadline),
