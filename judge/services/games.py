@@ -25,7 +25,7 @@ from judge.engine.document import (
 )
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
-from judge.engine.phases import Phase
+from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import format_deadline, results_report
@@ -280,11 +280,22 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
 def no_moves_received(
     position: Position, rules: Rules, orders: Iterable[str], active: Iterable[str]
 ) -> set[str]:
-    """The ``active`` powers that have something to order in ``position``'s phase
-    (:func:`judge.engine.obligations.powers_owing`) and gave no order at all (``orders``:
-    the powers that gave some): the phase's NMRs.  A missed phase for civil disorder, and
-    what the NMR policy "wait" waits for."""
-    return (set(active) & obligations.powers_owing(position, rules)) - set(orders)
+    """The ``active`` powers that missed ``position``'s phase (``orders``: the powers that
+    gave some order): a missed phase towards civil disorder (house rules 4.3-4.4), and
+    what the NMR policy "wait" waits for.
+
+    Only a movement phase with no order at all for a power that has units, or an
+    adjustment phase with removals owed and no order given, is missed: an unused build
+    is waived by house rule 3.3 and an unordered retreat disbands, neither an NMR.
+    """
+    kind = position.phase.kind
+    if kind is PhaseKind.RETREAT:
+        return set()
+    if kind is PhaseKind.ADJUSTMENT:
+        owing = {power for power in active if position.adjustment(power) < 0}
+    else:
+        owing = set(active) & obligations.powers_owing(position, rules)
+    return owing - set(orders)
 
 
 def _active_orders_in(session: Session, game: Game) -> bool:

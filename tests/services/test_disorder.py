@@ -1,0 +1,74 @@
+"""Civil disorder everyone hears about, what counts as a missed phase, the NMR policy
+"wait", WAIT cleared each phase, and absences that move a deadline (issue 13).
+
+The game is servicekit's test01, started Mon 2026-11-23 12:00 UTC with its S1901M
+deadline at Wed 2026-11-25 20:00 (London, which is UTC in November).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from sqlalchemy import select
+from support.servicekit import Table, at, game_row, player, started_game
+from test_notices import put_position, set_status
+
+from judge.db.models import Game, Player
+from judge.engine import Dislodged, Position, standard_map
+from judge.runtime.bootstrap import App
+
+
+@pytest.fixture
+def game(tmp_path: Path) -> Iterator[tuple[App, Table]]:
+    """The started test01 on SQLite."""
+    yield started_game(tmp_path)
+
+
+def missed(app: App) -> dict[str, int]:
+    with app.sessions() as session:
+        return {p.power: p.missed for p in session.scalars(select(Player))}
+
+
+def set_missed(app: App, **counts: int) -> None:
+    with app.sessions() as session, session.begin():
+        for seat in session.scalars(select(Player)):
+            seat.missed = counts.get(seat.power, seat.missed)
+
+
+# -- what counts as a missed phase ------------------------------------------------------
+
+
+def test_an_unused_build_is_not_a_missed_phase_but_unordered_removals_are(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    game_map = standard_map()
+    # France owes two builds and has room for one; Austria owes a removal.  Both missed
+    # a phase before; nobody orders anything.
+    units = [replace(u, location="bur") if u.location == "par" else u for u in game_map.start_units]
+    centres = {**game_map.start_centres, "spa": "France", "bel": "France", "bud": "Russia"}
+    put_position(app, Position.build(game_map, "W1901A", units, centres))
+    set_missed(app, Austria=1, France=1)
+    table.process("2026-11-25 20:00")
+    assert missed(app) == {
+        "Austria": 2, "England": 0, "France": 1, "Germany": 0, "Italy": 0, "Russia": 0,
+        "Turkey": 0,
+    }  # fmt: skip
+    assert player(app, "Austria").status == "civil_disorder"
+    assert player(app, "France").status == "active"
+
+
+def test_a_retreat_not_ordered_is_not_a_missed_phase(game: tuple[App, Table]) -> None:
+    app, table = game
+    game_map = standard_map()
+    army = next(u for u in game_map.start_units if u.location == "par")
+    units = [u for u in game_map.start_units if u.location != "par"]
+    dislodged = Dislodged(replace(army, location="bur"), "mun", ("gas", "pic"))
+    put_position(app, Position.build(game_map, "S1901R", units, dislodged=[dislodged]))
+    set_missed(app, France=1)
+    table.process("2026-11-25 20:00")
+    assert missed(app)["France"] == 1
+    assert player(app, "France").status == "active"
