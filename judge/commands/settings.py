@@ -166,7 +166,10 @@ class SetWait(_Switch):
     name = "SET WAIT"
     help = Help(
         usage=("SET WAIT",),
-        description="hold processing until the deadline even if everyone is in",
+        description=(
+            "hold this phase's processing until the deadline even if everyone is in "
+            "(cleared when the phase is processed)"
+        ),
         audience=Audience.PLAYER,
     )
 
@@ -174,7 +177,7 @@ class SetWait(_Switch):
         _game, player = conversation.player()
         player.wait = True
         conversation.reply.actions.append(
-            "WAIT set: the phase will not be processed before the deadline."
+            "WAIT set for this phase: it will not be processed before the deadline."
         )
 
 

@@ -175,6 +175,8 @@ def process_game(
     active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
     missed = no_moves_received(position, rules, orders, active)
     for player in players:
+        # WAIT holds one phase only, as on the njudge: a player who wants it again says so.
+        player.wait = False
         if player.power in orders:
             player.missed = 0
         elif player.power in missed:

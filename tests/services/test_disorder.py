@@ -72,3 +72,26 @@ def test_a_retreat_not_ordered_is_not_a_missed_phase(game: tuple[App, Table]) ->
     table.process("2026-11-25 20:00")
     assert missed(app)["France"] == 1
     assert player(app, "France").status == "active"
+
+
+# -- WAIT, per phase ----------------------------------------------------------------------
+
+
+def test_wait_is_cleared_when_a_phase_is_processed_and_the_confirmation_says_it_is_set(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nSET WAIT\nF Lon-NTH\n",
+               "2026-11-23 13:00")  # fmt: skip
+    [confirm] = table.new_mail()
+    assert confirm.body.endswith(
+        "WAIT is set: this phase will not be processed before its deadline.\n\n"
+        "The deadline for S1901M is Wed Nov 25 2026 20:00:00 +0000 (Europe/London).\n"
+    )
+    assert player(app, "England").wait
+    table.process("2026-11-25 20:00")
+    assert not player(app, "England").wait  # the njudge's way: asked for again each phase
+    table.new_mail()
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nF NTH-Nwy\n", "2026-11-26 09:00")
+    [confirm] = table.new_mail()
+    assert "WAIT is set" not in confirm.body

@@ -85,6 +85,7 @@ def confirm_context(**changes: object) -> dict[str, object]:
         "ignored": ["Cheers, Bob"],
         "not_read": [],
         "complete": False,
+        "wait": False,
         "error_count": 1,
         "copy_note": None,
         "subject_in": "orders for spring",
@@ -296,7 +297,10 @@ SAMPLES: dict[str, dict[str, Context]] = {
             **{**SIGNON_LOCKED, "power": None, "address": "gm@example.org", "registered": False}
         ),
     },
-    "player/confirm.txt.j2": {"confirm_errors.txt": confirm_context},
+    "player/confirm.txt.j2": {
+        "confirm_errors.txt": confirm_context,
+        "confirm_wait.txt": lambda: confirm_context(wait=True, complete=True),
+    },
     "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
     "player/late.txt.j2": {"late_player.txt": notices_context},
     "player/new_deadline.txt.j2": {
