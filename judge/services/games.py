@@ -14,7 +14,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import Nmr
 from judge.db import queries
-from judge.db.models import Game, GameStatus, PhaseRecord, PlayerStatus
+from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import standard_map
@@ -174,6 +174,7 @@ def process_game(
     players = queries.players_of(session, game.id)
     active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
     missed = no_moves_received(position, rules, orders, active)
+    fallen: list[Player] = []
     for player in players:
         # WAIT holds one phase only, as on the njudge: a player who wants it again says so.
         player.wait = False
@@ -185,7 +186,7 @@ def process_game(
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
                 player.status = PlayerStatus.CIVIL_DISORDER
-                mailings.send_civil_disorder(session, judge, game, player, now)
+                fallen.append(player)
 
     nxt = outcome.position
     game.seq += 1
@@ -210,6 +211,11 @@ def process_game(
         )
     )
     mailings.send_results(session, judge, game, position.phase, report, outcome, now)
+    # After the results, which show what the missed phase did: the power itself, the
+    # master and everyone else following the game are told (house rules 4.3-4.4).
+    for player in fallen:
+        mailings.send_civil_disorder(session, judge, game, player, now)
+        mailings.send_civil_disorder_news(session, judge, game, player, position.phase.code, now)
     return outcome
 
 

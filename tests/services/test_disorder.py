@@ -95,3 +95,63 @@ def test_wait_is_cleared_when_a_phase_is_processed_and_the_confirmation_says_it_
     table.send("england@example.org", "SIGNON Etest01 pw-eng\nF NTH-Nwy\n", "2026-11-26 09:00")
     [confirm] = table.new_mail()
     assert "WAIT is set" not in confirm.body
+
+
+# -- civil disorder, told to everyone -------------------------------------------------------
+
+#: Complete S1901M orders (everything holds) by address, with the sign-on line.
+HOLD = {
+    "austria": "SIGNON Atest01 pw-aus\nA Vie H\nA Bud H\nF Tri H",
+    "england": "SIGNON Etest01 pw-eng\nF Lon H\nF Edi H\nA Lvp H",
+    "france": "SIGNON Ftest01 paris-123\nF Bre H\nA Par H\nA Mar H",
+    "germany": "SIGNON Gtest01 pw-ger\nF Kie H\nA Ber H\nA Mun H",
+    "italy": "SIGNON Itest01 pw-ita\nF Nap H\nA Rom H\nA Ven H",
+    "russia": "SIGNON Rtest01 pw-rus\nF StP/SC H\nA Mos H\nA War H\nF Sev H",
+}
+
+
+def test_civil_disorder_is_told_to_the_power_the_master_and_everyone_and_orders_end_it(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    set_missed(app, Turkey=1)  # Turkey missed a phase before this one
+    for who, body in HOLD.items():
+        table.send(f"{who}@example.org", body, "2026-11-23 13:00")
+    table.new_mail()
+    table.process("2026-11-25 20:00")
+    rows = table.check("disorder_into")
+    assert player(app, "Turkey").status == "civil_disorder"
+    # The results first, then the master's notice, the power's and everyone else's.
+    assert [(r.to_addr.partition("@")[0], r.kind) for r in rows[8:]] == [
+        ("gm", "notice"),
+        ("turkey", "notice"),
+        ("austria", "notice"),
+        ("england", "notice"),
+        ("france", "notice"),
+        ("germany", "notice"),
+        ("italy", "notice"),
+        ("russia", "notice"),
+    ]
+
+    # Refused orders do not bring it back.
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nA Par-Bur\n", "2026-11-26 09:00")
+    assert [r.kind for r in table.new_mail()] == ["confirm"]
+    assert player(app, "Turkey").status == "civil_disorder"
+
+    # The first order kept does, once for the message.
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nA Con-Bul\nF Ank-BLA\n",
+               "2026-11-26 09:05")  # fmt: skip
+    rows = table.check("disorder_back")
+    assert [(r.to_addr.partition("@")[0], r.kind) for r in rows] == [
+        ("austria", "notice"),
+        ("england", "notice"),
+        ("france", "notice"),
+        ("germany", "notice"),
+        ("italy", "notice"),
+        ("russia", "notice"),
+        ("gm", "notice"),
+        ("turkey", "confirm"),
+    ]
+    assert rows[-1].body.splitlines()[3] == "Turkey is out of civil disorder."
+    turkey = player(app, "Turkey")
+    assert (turkey.status, turkey.missed) == ("active", 0)

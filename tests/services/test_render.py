@@ -354,6 +354,27 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/signon_locked.txt.j2": {
         "player_signon_locked.txt": sample(**{**SIGNON_LOCKED, "registered": False}),
     },
+    # Civil disorder and missing orders (issue 13).
+    "player/civil_disorder.txt.j2": {
+        "player_civil_disorder.txt": sample(
+            power="Turkey",
+            phase_code="F1901M",
+            signon_line="SIGNON Twinter01 <password>",
+            master_address="gm@example.org",
+        ),
+        "player_civil_disorder_no_master.txt": sample(
+            power="Turkey",
+            phase_code="W1901A",
+            signon_line="SIGNON Twinter01 <password>",
+            master_address=None,
+        ),
+    },
+    "all/civil_disorder.txt.j2": {
+        "all_civil_disorder.txt": sample(power="Turkey", phase_code="F1901M")
+    },
+    "all/back_from_disorder.txt.j2": {
+        "all_back_from_disorder.txt": sample(power="Turkey", phase_code="S1902M")
+    },
 }
 
 #: Golden files of templates that other tests render with other samples.

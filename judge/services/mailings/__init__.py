@@ -10,6 +10,10 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 (:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
 """
 
+from judge.services.mailings.disorder import (
+    send_back_from_disorder,
+    send_civil_disorder_news,
+)
 from judge.services.mailings.master import (
     EditNews,
     PasswordReset,
@@ -40,7 +44,9 @@ __all__ = [
     "PasswordReset",
     "Replacement",
     "StaleDeadline",
+    "send_back_from_disorder",
     "send_civil_disorder",
+    "send_civil_disorder_news",
     "send_edit_applied",
     "send_edit_refused",
     "send_late",
