@@ -269,9 +269,9 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             continue
         spec = phase_deadline(game)
         if game.deadline is not None and now >= game.deadline + timedelta(hours=spec.grace):
-            # "wait": with orders missing from an active player the game waits for the
+            # "wait": with a missed phase the game waits for the missing orders or the
             # game master (a replacement player, or PROCESS by hand).
-            if game_settings(game).nmr is not Nmr.WAIT or _active_orders_in(session, game):
+            if not waiting_for(session, game):
                 due.append((game.name, game.phase))
             continue
         if queries.someone_waits(session, game.id):
@@ -306,13 +306,16 @@ def no_moves_received(
     return owing - set(orders)
 
 
-def _active_orders_in(session: Session, game: Game) -> bool:
-    """Whether every active (not in civil disorder) player owing orders has sent some
-    (see :func:`no_moves_received`)."""
+def waiting_for(session: Session, game: Game) -> set[str]:
+    """The powers a game under the NMR policy "wait" does not go ahead without once its
+    deadline and grace have passed: the active powers missing the phase
+    (:func:`no_moves_received`).  Empty under the policy "process"."""
+    if game_settings(game).nmr is not Nmr.WAIT:
+        return set()
     position = current_position(session, game)
     active = [p.power for p in queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)]
     rules = game_rules(game)
-    return not no_moves_received(position, rules, orders_for_phase(session, game), active)
+    return no_moves_received(position, rules, orders_for_phase(session, game), active)
 
 
 def respect_absences(session: Session, game: Game) -> bool:

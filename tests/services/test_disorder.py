@@ -14,11 +14,13 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select
 from support.servicekit import Table, at, game_row, player, started_game
-from test_notices import put_position, set_status
+from test_notices import put_position
 
 from judge.db.models import Game, Player
 from judge.engine import Dislodged, Position, standard_map
 from judge.runtime.bootstrap import App
+from judge.services.games import due_games
+from judge.services.notices import send_late_notices
 
 
 @pytest.fixture
@@ -155,3 +157,100 @@ def test_civil_disorder_is_told_to_the_power_the_master_and_everyone_and_orders_
     assert rows[-1].body.splitlines()[3] == "Turkey is out of civil disorder."
     turkey = player(app, "Turkey")
     assert (turkey.status, turkey.missed) == ("active", 0)
+
+
+# -- nmr = "wait": late notices that promise nothing, and the news that the game waits ----
+
+
+def wait_game(app: App, **settings: object) -> None:
+    """test01 under ``nmr = "wait"`` with 24 hours of grace after its movement deadlines."""
+    with app.sessions() as session, session.begin():
+        row = session.scalars(select(Game)).one()
+        row.settings = {
+            **row.settings, "nmr": "wait", **settings,
+            "deadlines": {"movement": {"hours": 48, "at": "20:00", "grace": 24}},
+        }  # fmt: skip
+
+
+def late(app: App, when: str) -> int:
+    with app.sessions() as session, session.begin():
+        return send_late_notices(session, app.judge, at(when))
+
+
+def due(app: App, when: str) -> list[tuple[str, str]]:
+    with app.sessions() as session:
+        return due_games(session, at(when))
+
+
+def test_a_waiting_game_promises_no_time_and_says_once_that_it_waits(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    wait_game(app)
+    for who in ("austria", "france", "germany", "italy", "russia"):
+        table.send(f"{who}@example.org", HOLD[who], "2026-11-23 13:00")
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nF Lon H\n", "2026-11-23 13:01")
+    table.new_mail()
+    # At the deadline: England (some orders) and Turkey (none) are late; Turkey's missed
+    # phase makes the game wait, so nobody is promised a time, the master included.
+    assert late(app, "2026-11-25 20:00") == 8
+    rows = table.check("wait_late")
+    assert [(r.to_addr.partition("@")[0], r.kind) for r in rows][-1] == ("gm", "notice")
+    assert not any("processed without them at" in r.body for r in rows)
+    # The grace runs out: the game waits, and everyone following it is told once.
+    assert due(app, "2026-11-26 20:00") == []
+    assert late(app, "2026-11-26 20:00") == 8
+    rows = table.check("wait_waiting")
+    assert [(r.to_addr.partition("@")[0], r.subject.rpartition(": ")[2]) for r in rows] == [
+        *[(who, "the game waits for missing orders") for who in
+          ("austria", "england", "france", "germany", "italy", "russia", "turkey")],
+        ("gm", "waiting for Turkey"),
+    ]  # fmt: skip
+    assert late(app, "2026-11-26 20:00") == late(app, "2026-11-27 09:00") == 0
+    assert table.new_mail() == []
+    # Turkey's orders end the wait (England's missing unit holds).
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nA Con-Bul\n", "2026-11-27 10:00")
+    assert due(app, "2026-11-27 10:00") == [("test01", "S1901M")]
+
+
+def test_a_wait_game_with_orders_from_every_power_promises_the_time(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    wait_game(app)
+    for who in ("austria", "france", "germany", "italy", "russia"):
+        table.send(f"{who}@example.org", HOLD[who], "2026-11-23 13:00")
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nF Lon H\n", "2026-11-23 13:01")
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nA Con-Bul\n", "2026-11-23 13:02")
+    table.new_mail()
+    assert late(app, "2026-11-25 20:00") == 8
+    rows = table.new_mail()
+    england = next(r for r in rows if r.to_addr == "england@example.org")
+    assert "the phase will be processed\nwithout them at\n    Thu Nov 26 2026 20:00:00" in (
+        england.body
+    )
+    assert late(app, "2026-11-26 20:00") == 0  # nothing missed: no waiting
+    assert due(app, "2026-11-26 20:00") == [("test01", "S1901M")]
+
+
+def test_an_anonymous_waiting_game_names_the_powers_to_the_master_only(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    wait_game(app, anonymous=True)
+    for who, body in HOLD.items():
+        if who != "france":
+            table.send(f"{who}@example.org", body, "2026-11-23 13:00")
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nA Con-Bul\n", "2026-11-23 13:01")
+    table.new_mail()
+    assert late(app, "2026-11-26 20:00") == 8  # the deadline and grace passed unseen
+    rows = table.new_mail()
+    for row in rows:
+        if row.to_addr not in ("gm@example.org", "france@example.org"):
+            assert "France" not in row.body
+            assert "no orders came from 1 power." in " ".join(row.body.split())
+    gm = next(r for r in rows if r.to_addr == "gm@example.org")
+    assert gm.subject == "Diplomacy game test01 S1901M: waiting for France"
+    assert "without the names of the powers" in gm.body
+    france = next(r for r in rows if r.to_addr == "france@example.org")
+    assert "The game waits for you: send your orders for France" in france.body

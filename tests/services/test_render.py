@@ -253,7 +253,12 @@ EDIT_NEWS: list[dict[str, object]] = [
 #: no sample here, or a golden file no sample (nor :data:`CHECKED_ELSEWHERE`) uses, fails
 #: a test.
 SAMPLES: dict[str, dict[str, Context]] = {
-    "all/late.txt.j2": {"late_others.txt": lambda: notices_context(power="France")},
+    "all/late.txt.j2": {
+        "late_others.txt": lambda: notices_context(power="France"),
+        "late_others_waiting.txt": lambda: notices_context(
+            power="France", process_game=None, process_player=None
+        ),
+    },
     "all/results.txt.j2": {"results.txt": results_context},
     "gm/civil_disorder.txt.j2": {
         "gm_civil_disorder.txt": sample(power="Austria", address="austria@example.org")
@@ -302,7 +307,10 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "confirm_wait.txt": lambda: confirm_context(wait=True, complete=True),
     },
     "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
-    "player/late.txt.j2": {"late_player.txt": notices_context},
+    "player/late.txt.j2": {
+        "late_player.txt": notices_context,
+        "late_player_waiting.txt": lambda: notices_context(process_game=None, process_player=None),
+    },
     "player/new_deadline.txt.j2": {
         # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
         "player_notice_deadline.txt": sample(**NEW_DEADLINE),
@@ -374,6 +382,51 @@ SAMPLES: dict[str, dict[str, Context]] = {
     },
     "all/back_from_disorder.txt.j2": {
         "all_back_from_disorder.txt": sample(power="Turkey", phase_code="S1902M")
+    },
+    "gm/late.txt.j2": {
+        "gm_late.txt": lambda: {
+            **notices_context(),
+            "late_powers": "England and Turkey",
+            "missing_lines": [
+                "England: Army Belgium, no retreat ordered (it will be disbanded).",
+                "Turkey: Fleet Black Sea, no retreat ordered (it will be disbanded).",
+            ],
+            "anonymous": False,
+        },
+        "gm_late_waiting_anonymous.txt": lambda: {
+            **notices_context(process_game=None, process_player=None),
+            "late_powers": "Turkey",
+            "missing_lines": ["Turkey: Army Smyrna, No Order Processed."],
+            "anonymous": True,
+        },
+    },
+    "gm/waiting.txt.j2": {
+        "gm_waiting.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "late_powers": "England and Turkey",
+            "anonymous": True,
+        },
+    },
+    "all/waiting.txt.j2": {
+        "all_waiting.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": False,
+            "power": "France",
+            "waited_for": False,
+        },
+        "all_waiting_for_you_anonymous.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": True,
+            "late_powers": None,
+            "waited_for": True,
+        },
+        "all_waiting_observer.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": False,
+            "power": None,
+            "waited_for": False,
+            "signon_line": None,
+        },
     },
 }
 

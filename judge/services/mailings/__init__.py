@@ -13,6 +13,8 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 from judge.services.mailings.disorder import (
     send_back_from_disorder,
     send_civil_disorder_news,
+    send_late_master,
+    send_waiting,
 )
 from judge.services.mailings.master import (
     EditNews,
@@ -50,6 +52,7 @@ __all__ = [
     "send_edit_applied",
     "send_edit_refused",
     "send_late",
+    "send_late_master",
     "send_late_others",
     "send_mail_undeliverable",
     "send_new_deadline",
@@ -59,5 +62,6 @@ __all__ = [
     "send_replaced",
     "send_results",
     "send_signon_locked",
+    "send_waiting",
     "send_welcome",
 ]

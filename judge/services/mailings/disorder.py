@@ -5,17 +5,26 @@ it (:attr:`~judge.services.audience.Audience.NEWS`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from judge.db.models import Game, Player
+from judge.engine.phases import Phase
+from judge.presenters import format_deadline
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
-from judge.services.mailings.common import queue, render, signon_line
+from judge.services.game_settings import game_zone
+from judge.services.mailings.common import queue, render, signon_line, to_master
+from judge.services.mailings.players import _and_list
 
-__all__ = ["send_back_from_disorder", "send_civil_disorder_news"]
+__all__ = [
+    "send_back_from_disorder",
+    "send_civil_disorder_news",
+    "send_late_master",
+    "send_waiting",
+]
 
 
 def send_civil_disorder_news(
@@ -57,3 +66,76 @@ def _others(session: Session, judge: Judge, game: Game, player: Player) -> Itera
     for reader in recipients(session, game, Audience.NEWS, judge):
         if reader.player_id != player.id and reader.address != player.address:
             yield reader
+
+
+# -- missing orders ----------------------------------------------------------------------
+
+
+def send_late_master(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    phase: Phase,
+    missing: Mapping[str, Sequence[str]],
+    process_at: datetime | None,
+    now: datetime,
+    *,
+    anonymous: bool,
+) -> None:
+    """To the game master (``gm/late.txt.j2``): the deadline of ``phase`` has passed with
+    orders ``missing`` (power -> what it still owes, a line each), always named (the
+    players of an ``anonymous`` game were told only how many); the phase goes ahead at
+    ``process_at``, or (``None``) the game waits for them or the master."""
+    assert game.deadline is not None
+    zone = game_zone(game, judge)
+    mail = render(
+        judge, "gm/late.txt.j2", game,
+        variant="Standard",
+        phase_code=phase.code,
+        phase_text=phase.describe(),
+        deadline_game=format_deadline(game.deadline, zone),
+        late_powers=_and_list(list(missing)),
+        missing_lines=[line for lines in missing.values() for line in lines],
+        process_game=format_deadline(process_at, zone) if process_at else None,
+        anonymous=anonymous,
+    )  # fmt: skip
+    to_master(session, judge, game, mail, now)
+
+
+def send_waiting(
+    session: Session,
+    judge: Judge,
+    game: Game,
+    phase: Phase,
+    reader: Recipient,
+    waited: Sequence[str],
+    now: datetime,
+    *,
+    anonymous: bool,
+) -> None:
+    """To ``reader`` (a player, an observer: ``all/waiting.txt.j2``; the game master:
+    ``gm/waiting.txt.j2``): the deadline and grace of ``phase`` have passed and the game
+    (``nmr = "wait"``) waits for the orders of ``waited`` (named to the players unless
+    ``anonymous``, always to the master)."""
+    assert game.deadline is not None
+    zone = game_zone(game, judge)
+    facts: dict[str, object] = {
+        "variant": "Standard",
+        "phase_code": phase.code,
+        "phase_text": phase.describe(),
+        "deadline_game": format_deadline(game.deadline, zone),
+        "anonymous": anonymous,
+    }
+    if reader.power is None and not reader.observer:
+        mail = render(judge, "gm/waiting.txt.j2", game, **facts, late_powers=_and_list(waited))
+    else:
+        mail = render(
+            judge, "all/waiting.txt.j2", game, **facts,
+            judge_address=judge.settings.address,
+            power=reader.power,
+            late_powers=None if anonymous else _and_list(waited),
+            late_count=len(waited),
+            waited_for=reader.power in waited,
+            signon_line=signon_line(game, reader.power) if reader.power else None,
+        )  # fmt: skip
+    queue(session, judge, game, reader, mail, "late", now)

@@ -137,10 +137,16 @@ def send_reminder(
 
 
 def send_late(
-    session: Session, judge: Judge, game: Game, due: OrdersDue, process_at: datetime, now: datetime
+    session: Session,
+    judge: Judge,
+    game: Game,
+    due: OrdersDue,
+    process_at: datetime | None,
+    now: datetime,
 ) -> None:
     """To a late player (``player/late.txt.j2``): the deadline has passed, and the phase
-    is processed without the missing orders at ``process_at``."""
+    is processed without the missing orders at ``process_at`` (``None``: the game waits
+    for them or the game master, ``nmr = "wait"``)."""
     mail = render(
         judge, "player/late.txt.j2", game,
         **_deadline_context(judge, game, due),
@@ -158,13 +164,14 @@ def send_late_others(
     game: Game,
     due: OrdersDue,
     late_powers: Sequence[str],
-    process_at: datetime,
+    process_at: datetime | None,
     now: datetime,
     *,
     anonymous: bool,
 ) -> None:
     """To a player who is not late (``all/late.txt.j2``): the phase waits for
-    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``."""
+    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``
+    (``None``: until they come or the game master decides, ``nmr = "wait"``)."""
     mail = render(
         judge, "all/late.txt.j2", game,
         **_deadline_context(judge, game, due),
@@ -193,10 +200,11 @@ def _deadline_context(judge: Judge, game: Game, due: OrdersDue) -> dict[str, obj
 
 
 def _process_context(
-    judge: Judge, game: Game, reader: Recipient, process_at: datetime
+    judge: Judge, game: Game, reader: Recipient, process_at: datetime | None
 ) -> dict[str, object]:
+    """When the phase goes ahead without the missing orders (None: the game waits)."""
     return {
-        "process_game": format_deadline(process_at, game_zone(game, judge)),
+        "process_game": format_deadline(process_at, game_zone(game, judge)) if process_at else None,
         "process_player": own_zone(judge, game, reader, process_at),
     }
 
