@@ -16,7 +16,7 @@ from sqlalchemy import select
 from support.servicekit import Table, at, game_row, player, started_game
 from test_notices import put_position
 
-from judge.db.models import Game, Player
+from judge.db.models import Game, PhaseRecord, Player
 from judge.engine import Dislodged, Position, standard_map
 from judge.runtime.bootstrap import App
 from judge.services.games import due_games
@@ -254,3 +254,43 @@ def test_an_anonymous_waiting_game_names_the_powers_to_the_master_only(
     assert "without the names of the powers" in gm.body
     france = next(r for r in rows if r.to_addr == "france@example.org")
     assert "The game waits for you: send your orders for France" in france.body
+
+
+# -- absences never move a deadline silently ------------------------------------------------
+
+
+def test_an_absence_over_the_deadline_moves_it_and_everyone_is_told(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nSET ABSENCE 2026-11-25 TO 2026-11-28\n",
+               "2026-11-23 13:00")  # fmt: skip
+    rows = table.check("absence_moves_deadline")
+    assert game_row(app).deadline == at("2026-11-28 23:59")
+    # Every player (Italy too), then the master; Italy's confirmation last.
+    assert [r.to_addr.partition("@")[0] for r in rows] == [
+        "austria", "england", "france", "germany", "italy", "russia", "turkey", "gm", "italy",
+    ]  # fmt: skip
+    assert rows[-1].kind == "confirm"
+
+
+def test_an_absence_after_the_deadline_moves_nothing_now_and_the_next_phase_on_time(
+    game: tuple[App, Table],
+) -> None:
+    app, table = game
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nSET ABSENCE 2026-11-27 TO 2026-11-29\n",
+               "2026-11-23 13:00")  # fmt: skip
+    [confirm] = table.new_mail()
+    assert "Absence noted" in confirm.body and "deadline moves" not in confirm.body
+    assert game_row(app).deadline == at("2026-11-25 20:00")
+    # F1901M's deadline (Fri 27th 20:00) falls in the absence: the results give its end.
+    table.process("2026-11-25 20:00")
+    rows = table.new_mail()
+    assert {r.kind for r in rows} == {"results"}
+    assert rows[0].body.endswith(
+        "The deadline for orders will be Sun Nov 29 2026 23:59:00 +0000 (Europe/London).\n"
+    )
+    assert game_row(app).deadline == at("2026-11-29 23:59")
+    with app.sessions() as session:
+        record = session.scalars(select(PhaseRecord).where(PhaseRecord.seq == 2)).one()
+        assert record.deadline == at("2026-11-29 23:59")

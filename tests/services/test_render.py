@@ -212,9 +212,11 @@ SIGNON_LOCKED: dict[str, object] = {
 }
 NEW_DEADLINE: dict[str, object] = {
     "power": "England",
+    "master": False,
     "phase_code": "F1901R",
     "deadline_game": IN_LONDON,
     "deadline_player": None,
+    "reason": None,
 }
 UNDELIVERABLE: dict[str, object] = {
     "to": "bob@example.org",
@@ -317,6 +319,17 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "player_new_deadline_own_zone.txt": sample(
             **{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}
         ),
+        "player_new_deadline_absence.txt": sample(
+            **{
+                **NEW_DEADLINE,
+                "deadline_player": IN_NEW_YORK,
+                "reason": f"Italy has said (SET ABSENCE) they will be away from {IN_LONDON} "
+                f"to {IN_LONDON}, and the deadline fell in that time: it moves to the end "
+                "of the absence.",
+            }
+        ),
+        "gm_new_deadline.txt": sample(**{**NEW_DEADLINE, "power": None, "master": True}),
+        "observer_new_deadline.txt": sample(**{**NEW_DEADLINE, "power": None}),
     },
     "player/new_password.txt.j2": {
         "player_new_password.txt": sample(

@@ -95,16 +95,22 @@ def _next_text(phase: Phase) -> str:
 # -- deadlines ------------------------------------------------------------------------
 
 
-def send_new_deadline(session: Session, judge: Judge, game: Game, now: datetime) -> None:
-    """The game's new deadline (``player/new_deadline.txt.j2``) to its players."""
+def send_new_deadline(
+    session: Session, judge: Judge, game: Game, now: datetime, *, reason: str | None = None
+) -> None:
+    """The game's new deadline (``player/new_deadline.txt.j2``) to every reader still
+    following it (:attr:`Audience.NEWS`: its players, master and observers), with
+    ``reason``, a sentence saying why, when given."""
     assert game.deadline is not None and game.phase is not None
-    for reader in recipients(session, game, Audience.PLAYERS, judge):
+    for reader in recipients(session, game, Audience.NEWS, judge):
         mail = render(
             judge, "player/new_deadline.txt.j2", game,
             power=reader.power,
+            master=reader.power is None and not reader.observer,
             phase_code=game.phase,
             deadline_game=format_deadline(game.deadline, game_zone(game, judge)),
             deadline_player=own_zone(judge, game, reader, game.deadline),
+            reason=reason,
         )  # fmt: skip
         queue(session, judge, game, reader, mail, "deadline", now)
 
