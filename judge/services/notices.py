@@ -8,9 +8,11 @@ game up.  Two services, both run by the deadline loop with its clock's ``now``:
   setting), each active player who still owes orders gets their current orders and what
   is missing;
 - :func:`send_late_notices`: once the deadline has passed and the phase waits out its
-  grace, each late player is told when the phase will go ahead without them, and every
-  other player who (or, in an anonymous game, how many) is late; again at the start of
-  each further day of grace.
+  grace, each late player is told when the phase will go ahead without them, every
+  other player who (or, in an anonymous game, how many) is late, and the game master
+  who is, always; again at the start of each further day of grace.  A game under
+  ``nmr = "wait"`` held up by a missed phase promises no time, and once its grace has
+  run out everyone following it is told once that it waits, and for whom.
 
 Every notice is recorded in ``notices`` in the same transaction as its mail, under a
 unique key (game, phase, kind, player, day), so a second run at the same moment, a double
