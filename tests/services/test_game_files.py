@@ -61,7 +61,7 @@ def test_a_password_set_by_mail_survives_an_unrelated_edit(tmp_path: Path) -> No
         "test01: reloaded (deadline Fri Nov 27 2026 18:00:00 +0000 (Europe/London))"
     ]
     rows = table.new_mail()
-    assert {r.kind for r in rows} == {"deadline"} and len(rows) == 7
+    assert {r.kind for r in rows} == {"deadline"} and len(rows) == 8  # players and master
     table.send("england@example.org", "SIGNON Etest01 tea-for-two\nF Lon-NTH\n", "2026-11-24 10:00")
     rows = table.new_mail()
     assert mails(rows) == [("england@example.org", "confirm", "Re: orders")]
@@ -103,7 +103,7 @@ def test_a_one_off_deadline_applies_to_its_phase_once(tmp_path: Path) -> None:
         "test01: reloaded (deadline Wed Dec 02 2026 18:00:00 +0000 (Europe/London))"
     ]
     assert game_row(app).deadline == at("2026-12-02 18:00")
-    assert len([r for r in table.new_mail() if r.kind == "deadline"]) == 7
+    assert len([r for r in table.new_mail() if r.kind == "deadline"]) == 8  # players and master
     table.process("2026-12-02 18:00")  # S1902M -> F1902M
     table.process("2026-12-04 20:00")  # F1902M -> S1903M
     assert table.phase() == "S1903M"

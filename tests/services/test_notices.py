@@ -625,9 +625,11 @@ def test_player_notice_template() -> None:
         judge_name="USDP",
         game_name="winter01",
         power="England",
+        master=False,
         phase_code="F1901R",
         deadline_game="Sat Nov 28 2026 20:00:00 +0000 (Europe/London)",
         deadline_player=None,
+        reason=None,
     )
     check_golden(mail, "player_notice_deadline.txt")
     assert "game master" not in mail.body
