@@ -8,6 +8,7 @@ from judge.commands.base import Audience, Command, Help, Line, MailCommand
 from judge.db.models import GameStatus
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_orders
+from judge.services.disorder import back_from_disorder
 from judge.services.endings import game_end
 from judge.services.errors import ServiceError
 from judge.services.order_intake import looks_like_order, take_order
@@ -89,3 +90,10 @@ class Orders(MailCommand):
                 conversation.reject(piece.text, err.message)
                 continue
             conversation.reply.actions += notes
+            # Orders from the player's own sign-on (not the master's BECOME) end civil
+            # disorder, once, with the first order kept.
+            signed = conversation.signed
+            if not signed.by_master and back_from_disorder(
+                conversation.session, conversation.judge, game, player, conversation.now
+            ):
+                conversation.reply.actions.append(f"{player.power} is out of civil disorder.")

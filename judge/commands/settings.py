@@ -6,7 +6,7 @@ SET TIMEZONE, SET ABSENCE and SET NOABSENCE.  (The game master's SET DEADLINE is
 from __future__ import annotations
 
 import re
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -20,11 +20,14 @@ from judge.commands.base import (
     Malformed,
     is_address,
 )
+from judge.db.models import Game
 from judge.presenters import format_deadline
+from judge.services.context import Judge
 from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_zone, player_zone
+from judge.services.game_settings import game_settings, game_zone, player_zone
 from judge.services.games import respect_absences
+from judge.services.mailings import send_new_deadline
 from judge.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password
 
 if TYPE_CHECKING:
@@ -166,7 +169,10 @@ class SetWait(_Switch):
     name = "SET WAIT"
     help = Help(
         usage=("SET WAIT",),
-        description="hold processing until the deadline even if everyone is in",
+        description=(
+            "hold this phase's processing until the deadline even if everyone is in "
+            "(cleared when the phase is processed)"
+        ),
         audience=Audience.PLAYER,
     )
 
@@ -174,7 +180,7 @@ class SetWait(_Switch):
         _game, player = conversation.player()
         player.wait = True
         conversation.reply.actions.append(
-            "WAIT set: the phase will not be processed before the deadline."
+            "WAIT set for this phase: it will not be processed before the deadline."
         )
 
 
@@ -242,7 +248,8 @@ class SetAbsence(MailCommand):
         usage=("SET ABSENCE <from> TO <to>",),
         description=(
             "tell the judge you are away (`SET ABSENCE 2026-12-20 TO 2026-12-27`): a "
-            "deadline that falls in it moves to its end"
+            "deadline that falls in it moves to its end, and everyone in the game is told; "
+            f"an absence lasts at most {MAX_ABSENCE_DAYS} days, {MAX_ABSENCES} per game"
         ),
         audience=Audience.PLAYER,
     )
@@ -280,11 +287,29 @@ class SetAbsence(MailCommand):
         conversation.reply.actions.append(
             f"Absence noted from {format_deadline(start, zone)} to {format_deadline(end, zone)}."
             + (
-                f" The deadline moves to {format_deadline(game.deadline, game_zone(game, judge))}."
+                f" The deadline moves to {format_deadline(game.deadline, game_zone(game, judge))}"
+                " and everyone in the game is told."
                 if moved and game.deadline
                 else ""
             )
         )
+        if moved and game.deadline:
+            # Never a silent move: every player, the master and the observers hear of it.
+            send_new_deadline(
+                conversation.session, judge, game, conversation.now,
+                reason=_absence_reason(game, player.power, start, end, judge),
+            )  # fmt: skip
+
+
+def _absence_reason(game: Game, power: str, start: datetime, end: datetime, judge: Judge) -> str:
+    """Why the deadline moved, in the game's zone (no power named in an anonymous game)."""
+    zone = game_zone(game, judge)
+    who = "A player" if game_settings(game).anonymous else power
+    return (
+        f"{who} has said (SET ABSENCE) they will be away from {format_deadline(start, zone)} "
+        f"to {format_deadline(end, zone)}, and the deadline fell in that time: it moves to "
+        "the end of the absence."
+    )
 
 
 class SetNoabsence(MailCommand):

@@ -279,15 +279,18 @@ def delete_notices_from(session: Session, game_id: int, seq: int) -> None:
 
 
 def notice_sent(
-    session: Session, game_id: int, seq: int, kind: NoticeKind, player_id: int, day: int
+    session: Session, game_id: int, seq: int, kind: NoticeKind, player_id: int | None, day: int
 ) -> bool:
-    """Whether this notice was recorded as sent already."""
+    """Whether this notice was recorded as sent already (``player_id`` None: the game
+    master's)."""
     found = session.scalar(
         select(NoticeRecord.id).where(
             NoticeRecord.game_id == game_id,
             NoticeRecord.seq == seq,
             NoticeRecord.kind == kind,
-            NoticeRecord.player_id == player_id,
+            NoticeRecord.player_id.is_(None)
+            if player_id is None
+            else NoticeRecord.player_id == player_id,
             NoticeRecord.day == day,
         )
     )

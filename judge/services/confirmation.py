@@ -214,6 +214,7 @@ def confirmation_mail(
         ignored=part.ignored,
         not_read=part.not_read,
         complete=complete,
+        wait=player.wait,
         error_count=part.errors,
         copy_note=copy_note,
         subject_in=conversation.mail.subject or "(no subject)",

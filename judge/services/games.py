@@ -25,7 +25,7 @@ from judge.engine.document import (
 )
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
-from judge.engine.phases import Phase
+from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import format_deadline, results_report
@@ -200,7 +200,10 @@ def process_game(
 
     active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
     missed = no_moves_received(position, rules, orders, active)
+    fallen: list[Player] = []
     for player in players:
+        # WAIT holds one phase only, as on the njudge: a player who wants it again says so.
+        player.wait = False
         if player.power in orders:
             player.missed = 0
         elif player.power in missed:
@@ -209,7 +212,7 @@ def process_game(
                 # House rules 4.3-4.4: two missed phases in a row put the power in civil
                 # disorder; its units hold (and can be supported), removals by the rule.
                 player.status = PlayerStatus.CIVIL_DISORDER
-                mailings.send_civil_disorder(session, judge, game, player, now)
+                fallen.append(player)
 
     nxt = outcome.position
     game.seq += 1
@@ -234,6 +237,11 @@ def process_game(
         )
     )
     mailings.send_results(session, judge, game, position.phase, report, outcome, now)
+    # After the results, which show what the missed phase did: the power itself, the
+    # master and everyone else following the game are told (house rules 4.3-4.4).
+    for player in fallen:
+        mailings.send_civil_disorder(session, judge, game, player, now)
+        mailings.send_civil_disorder_news(session, judge, game, player, position.phase.code, now)
     return outcome
 
 
@@ -297,9 +305,9 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             continue
         spec = phase_deadline(game)
         if game.deadline is not None and now >= game.deadline + timedelta(hours=spec.grace):
-            # "wait": with orders missing from an active player the game waits for the
+            # "wait": with a missed phase the game waits for the missing orders or the
             # game master (a replacement player, or PROCESS by hand).
-            if game_settings(game).nmr is not Nmr.WAIT or _active_orders_in(session, game):
+            if not waiting_for(session, game):
                 due.append((game.name, game.phase))
             continue
         if queries.someone_waits(session, game.id):
@@ -316,20 +324,34 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
 def no_moves_received(
     position: Position, rules: Rules, orders: Iterable[str], active: Iterable[str]
 ) -> set[str]:
-    """The ``active`` powers that have something to order in ``position``'s phase
-    (:func:`judge.engine.obligations.powers_owing`) and gave no order at all (``orders``:
-    the powers that gave some): the phase's NMRs.  A missed phase for civil disorder, and
-    what the NMR policy "wait" waits for."""
-    return (set(active) & obligations.powers_owing(position, rules)) - set(orders)
+    """The ``active`` powers that missed ``position``'s phase (``orders``: the powers that
+    gave some order): a missed phase towards civil disorder (house rules 4.3-4.4), and
+    what the NMR policy "wait" waits for.
+
+    Only a movement phase with no order at all for a power that has units, or an
+    adjustment phase with removals owed and no order given, is missed: an unused build
+    is waived by house rule 3.3 and an unordered retreat disbands, neither an NMR.
+    """
+    kind = position.phase.kind
+    if kind is PhaseKind.RETREAT:
+        return set()
+    if kind is PhaseKind.ADJUSTMENT:
+        owing = {power for power in active if position.adjustment(power) < 0}
+    else:
+        owing = set(active) & obligations.powers_owing(position, rules)
+    return owing - set(orders)
 
 
-def _active_orders_in(session: Session, game: Game) -> bool:
-    """Whether every active (not in civil disorder) player owing orders has sent some
-    (see :func:`no_moves_received`)."""
+def waiting_for(session: Session, game: Game) -> set[str]:
+    """The powers a game under the NMR policy "wait" does not go ahead without once its
+    deadline and grace have passed: the active powers missing the phase
+    (:func:`no_moves_received`).  Empty under the policy "process"."""
+    if game_settings(game).nmr is not Nmr.WAIT:
+        return set()
     position = current_position(session, game)
     active = [p.power for p in queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)]
     rules = game_rules(game)
-    return not no_moves_received(position, rules, orders_for_phase(session, game), active)
+    return no_moves_received(position, rules, orders_for_phase(session, game), active)
 
 
 def respect_absences(session: Session, game: Game) -> bool:

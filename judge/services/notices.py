@@ -8,9 +8,11 @@ game up.  Two services, both run by the deadline loop with its clock's ``now``:
   setting), each active player who still owes orders gets their current orders and what
   is missing;
 - :func:`send_late_notices`: once the deadline has passed and the phase waits out its
-  grace, each late player is told when the phase will go ahead without them, and every
-  other player who (or, in an anonymous game, how many) is late; again at the start of
-  each further day of grace.
+  grace, each late player is told when the phase will go ahead without them, every
+  other player who (or, in an anonymous game, how many) is late, and the game master
+  who is, always; again at the start of each further day of grace.  A game under
+  ``nmr = "wait"`` held up by a missed phase promises no time, and once its grace has
+  run out everyone following it is told once that it waits, and for whom.
 
 Every notice is recorded in ``notices`` in the same transaction as its mail, under a
 unique key (game, phase, kind, player, day), so a second run at the same moment, a double
@@ -28,6 +30,7 @@ from sqlalchemy.orm import Session
 
 from judge.db import queries
 from judge.db.models import Game, NoticeKind, NoticeRecord
+from judge.engine.board import standard_map
 from judge.engine.obligations import Owed, owed
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
@@ -41,7 +44,7 @@ from judge.services import mailings
 from judge.services.audience import Audience, Recipient, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, phase_deadline
-from judge.services.games import current_phase, current_position, phase_orders
+from judge.services.games import current_phase, current_position, phase_orders, waiting_for
 
 __all__ = ["Standing", "send_late_notices", "send_reminders", "standings"]
 
@@ -129,13 +132,22 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
     later, and so on.  For each day, each late player (active, still owing orders) gets a
     late notice saying when the phase goes ahead without them, and each other active player
     a notice naming the late powers (only their number when the game's settings say
-    ``anonymous``).  Nothing when nobody is late.  The caller holds the transaction.
+    ``anonymous``); the game master gets one naming them always.  Under ``nmr = "wait"``
+    with a power missing the phase, no time is promised: the game waits for the missing
+    orders or the game master.  Nothing when nobody is late.
+
+    Once the grace has run out in a game that waits (:func:`~judge.services.games.waiting_for`),
+    every reader still following it is told once that it waits, and for whom
+    (:func:`_send_waiting`).  The caller holds the transaction.
     """
     queued = 0
     for game in _playing(session):
         assert game.deadline is not None  # _playing selects games with a deadline
         grace = timedelta(hours=phase_deadline(game).grace)
-        if not game.deadline <= now < game.deadline + grace:
+        if now >= game.deadline + grace:
+            queued += _send_waiting(session, judge, game, now)
+            continue
+        if now < game.deadline:
             continue
         day = (now - game.deadline) // _DAY
         position = current_position(session, game)
@@ -145,7 +157,9 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
         if not late_powers:
             continue
         anonymous = game_settings(game).anonymous
-        process_at = game.deadline + grace
+        # A game that waits for a missed phase promises no time (it may never come).
+        process_at = None if waiting_for(session, game) else game.deadline + grace
+        sent = 0
         for reader in readers:
             assert reader.power is not None  # a player, never the master
             is_late = reader.power in late_powers
@@ -160,8 +174,53 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
                 mailings.send_late_others(
                     session, judge, game, due, late_powers, process_at, now, anonymous=anonymous
                 )
-            queued += 1
+            sent += 1
+        # The master's copy only with the players' (a second run at the same moment
+        # claims none of theirs: the players' rows are what a race runs into).
+        if sent and _claim_master(session, game, NoticeKind.LATE_OTHERS, day, now):
+            missing = {power: owing[power].missing_lines for power in late_powers}
+            mailings.send_late_master(
+                session, judge, game, position.phase, missing, process_at, now,
+                anonymous=anonymous,
+            )  # fmt: skip
+            sent += 1
+        queued += sent
     return queued
+
+
+#: The ``day`` under which the notice that a game waits (``nmr = "wait"``) is recorded:
+#: once per phase, apart from the late notices of each day of grace (0, 1, ...).
+WAITING_DAY = -1
+
+
+def _send_waiting(session: Session, judge: Judge, game: Game, now: datetime) -> int:
+    """Tell every reader still following ``game`` (:attr:`Audience.NEWS`), once per
+    phase, that its deadline and grace have passed and it waits for the powers that
+    missed the phase; how many were queued (none when it does not wait)."""
+    waited = sorted(waiting_for(session, game), key=standard_map().powers.index)
+    if not waited:
+        return 0
+    position = current_position(session, game)
+    anonymous = game_settings(game).anonymous
+    readers = recipients(session, game, Audience.NEWS, judge)
+    claimed = []
+    for reader in readers:
+        if reader.player_id is None:
+            continue
+        kind = NoticeKind.LATE if reader.power in waited else NoticeKind.LATE_OTHERS
+        if _claim(session, game, kind, reader, WAITING_DAY, now):
+            claimed.append(reader)
+    if not claimed:
+        return 0
+    # The master and the observers with the players' first notice (see above).
+    others = [r for r in readers if r.player_id is None]
+    if not _claim_master(session, game, NoticeKind.LATE_OTHERS, WAITING_DAY, now):
+        others = [r for r in others if r.observer]
+    for reader in [*claimed, *others]:
+        mailings.send_waiting(
+            session, judge, game, position.phase, reader, waited, now, anonymous=anonymous
+        )
+    return len(claimed) + len(others)
 
 
 # -- helpers --------------------------------------------------------------------------
@@ -189,7 +248,25 @@ def _claim(
     process, whose insert wins while ours fails inside a savepoint and changes nothing else.
     """
     assert reader.player_id is not None  # notices go to players
-    if queries.notice_sent(session, game.id, game.seq, kind, reader.player_id, day):
+    return _record(session, game, kind, reader.player_id, day, now)
+
+
+def _claim_master(session: Session, game: Game, kind: NoticeKind, day: int, now: datetime) -> bool:
+    """Record the game master's copy of a notice (no player: ``player_id`` NULL, which
+    the unique key does not guard; the caller claims it only after a player's)."""
+    return _record(session, game, kind, None, day, now)
+
+
+def _record(
+    session: Session,
+    game: Game,
+    kind: NoticeKind,
+    player_id: int | None,
+    day: int,
+    now: datetime,
+) -> bool:
+    """Record a notice to ``player_id`` (None: the game master); False when it was."""
+    if queries.notice_sent(session, game.id, game.seq, kind, player_id, day):
         return False
     try:
         with session.begin_nested():
@@ -198,7 +275,7 @@ def _claim(
                     game_id=game.id,
                     seq=game.seq,
                     kind=kind.value,
-                    player_id=reader.player_id,
+                    player_id=player_id,
                     day=day,
                     sent_at=now,
                 )

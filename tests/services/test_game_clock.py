@@ -124,9 +124,9 @@ def test_absence_moves_the_deadline(tmp_path: Path) -> None:
         "SIGNON Itest01 pw-ita\nSET ABSENCE 2026-11-25 TO 2026-11-28\n",
         "2026-11-23 13:00",
     )
-    body = table.new_mail()[0].body
+    body = table.new_mail()[-1].body  # the confirmation, after everyone's new deadline
     assert "Absence noted from Wed Nov 25 2026 00:00:00 +0000 (Europe/London)" in body
-    assert "The deadline moves to Sat Nov 28 2026 23:59:00 +0000 (Europe/London)." in body
+    assert "The deadline moves to Sat Nov 28 2026 23:59:00 +0000 (Europe/London)" in body
     assert game_row(app).deadline == at("2026-11-28 23:59")
     table.send("italy@example.org", "SIGNON Itest01 pw-ita\nSET ABSENCE 2026-11-01 TO 2026-12-30\n",
                "2026-11-23 13:05")  # fmt: skip

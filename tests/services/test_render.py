@@ -101,6 +101,7 @@ def confirm_context(**changes: object) -> dict[str, object]:
         "ignored": ["Cheers, Bob"],
         "not_read": [],
         "complete": False,
+        "wait": False,
         "error_count": 1,
         "copy_note": None,
         "subject_in": "orders for spring",
@@ -233,6 +234,7 @@ NEW_DEADLINE: dict[str, object] = {
     "phase_code": "F1901R",
     "deadline_game": IN_LONDON,
     "deadline_player": None,
+    "reason": None,
 }
 SCHEDULE: dict[str, object] = {"power": "England", "observer": False, "phase_code": "F1901R"}
 LISTING = GameListing(
@@ -288,7 +290,12 @@ EDIT_NEWS: list[dict[str, object]] = [
 #: no sample here, or a golden file no sample (nor :data:`CHECKED_ELSEWHERE`) uses, fails
 #: a test.
 SAMPLES: dict[str, dict[str, Context]] = {
-    "all/late.txt.j2": {"late_others.txt": lambda: notices_context(power="France")},
+    "all/late.txt.j2": {
+        "late_others.txt": lambda: notices_context(power="France"),
+        "late_others_waiting.txt": lambda: notices_context(
+            power="France", process_game=None, process_player=None
+        ),
+    },
     "all/results.txt.j2": {"results.txt": results_context},
     "gm/civil_disorder.txt.j2": {
         "gm_civil_disorder.txt": sample(power="Austria", address="austria@example.org")
@@ -332,9 +339,15 @@ SAMPLES: dict[str, dict[str, Context]] = {
             **{**SIGNON_LOCKED, "power": None, "address": "gm@example.org", "registered": False}
         ),
     },
-    "player/confirm.txt.j2": {"confirm_errors.txt": confirm_context},
+    "player/confirm.txt.j2": {
+        "confirm_errors.txt": confirm_context,
+        "confirm_wait.txt": lambda: confirm_context(wait=True, complete=True),
+    },
     "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
-    "player/late.txt.j2": {"late_player.txt": notices_context},
+    "player/late.txt.j2": {
+        "late_player.txt": notices_context,
+        "late_player_waiting.txt": lambda: notices_context(process_game=None, process_player=None),
+    },
     "player/new_password.txt.j2": {
         "player_new_password.txt": sample(
             power="England", password="k3ttle-drum", signon_line="SIGNON Ewinter01 k3ttle-drum"
@@ -435,6 +448,16 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "new_deadline.txt": sample(**NEW_DEADLINE),
         "new_deadline_own_zone.txt": sample(**{**NEW_DEADLINE, "deadline_player": IN_NEW_YORK}),
         "new_deadline_master.txt": sample(**{**NEW_DEADLINE, "power": None, "by_master": True}),
+        "new_deadline_absence.txt": sample(
+            **{
+                **NEW_DEADLINE,
+                "deadline_player": IN_NEW_YORK,
+                "reason": f"Italy has said (SET ABSENCE) they will be away from {IN_LONDON} "
+                f"to {IN_LONDON}, and the deadline fell in that time: it moves to the end "
+                "of the absence.",
+            }
+        ),
+        "new_deadline_observer.txt": sample(**{**NEW_DEADLINE, "power": None, "observer": True}),
     },
     "all/paused.txt.j2": {
         "paused.txt": sample(**SCHEDULE, deadline_game=IN_LONDON, deadline_player=IN_NEW_YORK),
@@ -483,6 +506,72 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "judge_name": "USDP",
             "game_name": "winter01",
             "listing": LISTING,
+        },
+    },
+    # Civil disorder and missing orders (issue 13).
+    "player/civil_disorder.txt.j2": {
+        "player_civil_disorder.txt": sample(
+            power="Turkey",
+            phase_code="F1901M",
+            signon_line="SIGNON Twinter01 <password>",
+            master_address="gm@example.org",
+        ),
+        "player_civil_disorder_no_master.txt": sample(
+            power="Turkey",
+            phase_code="W1901A",
+            signon_line="SIGNON Twinter01 <password>",
+            master_address=None,
+        ),
+    },
+    "all/civil_disorder.txt.j2": {
+        "all_civil_disorder.txt": sample(power="Turkey", phase_code="F1901M")
+    },
+    "all/back_from_disorder.txt.j2": {
+        "all_back_from_disorder.txt": sample(power="Turkey", phase_code="S1902M")
+    },
+    "gm/late.txt.j2": {
+        "gm_late.txt": lambda: {
+            **notices_context(),
+            "late_powers": "England and Turkey",
+            "missing_lines": [
+                "England: Army Belgium, no retreat ordered (it will be disbanded).",
+                "Turkey: Fleet Black Sea, no retreat ordered (it will be disbanded).",
+            ],
+            "anonymous": False,
+        },
+        "gm_late_waiting_anonymous.txt": lambda: {
+            **notices_context(process_game=None, process_player=None),
+            "late_powers": "Turkey",
+            "missing_lines": ["Turkey: Army Smyrna, No Order Processed."],
+            "anonymous": True,
+        },
+    },
+    "gm/waiting.txt.j2": {
+        "gm_waiting.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "late_powers": "England and Turkey",
+            "anonymous": True,
+        },
+    },
+    "all/waiting.txt.j2": {
+        "all_waiting.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": False,
+            "power": "France",
+            "waited_for": False,
+        },
+        "all_waiting_for_you_anonymous.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": True,
+            "late_powers": None,
+            "waited_for": True,
+        },
+        "all_waiting_observer.txt": lambda: {
+            **notices_context(phase_code="F1901M", phase_text="Movement for Fall of 1901"),
+            "anonymous": False,
+            "power": None,
+            "waited_for": False,
+            "signon_line": None,
         },
     },
 }

@@ -10,6 +10,12 @@ The replies to a player's own message (confirmations, refusals) are the conversa
 (:mod:`judge.services.conversation`, :mod:`judge.services.replies`), not a game's mail.
 """
 
+from judge.services.mailings.disorder import (
+    send_back_from_disorder,
+    send_civil_disorder_news,
+    send_late_master,
+    send_waiting,
+)
 from judge.services.mailings.endings import send_terminated
 from judge.services.mailings.gamestart import (
     Seat,
@@ -48,11 +54,14 @@ __all__ = [
     "Replacement",
     "Seat",
     "StaleDeadline",
+    "send_back_from_disorder",
     "send_civil_disorder",
+    "send_civil_disorder_news",
     "send_edit_applied",
     "send_edit_refused",
     "send_grace",
     "send_late",
+    "send_late_master",
     "send_late_others",
     "send_mail_undeliverable",
     "send_master_gamestart",
@@ -67,5 +76,6 @@ __all__ = [
     "send_resumed",
     "send_signon_locked",
     "send_terminated",
+    "send_waiting",
     "send_welcome",
 ]

@@ -100,12 +100,18 @@ def send_results(
 
 
 def send_new_deadline(
-    session: Session, judge: Judge, game: Game, now: datetime, *, by_master: bool = False
+    session: Session,
+    judge: Judge,
+    game: Game,
+    now: datetime,
+    *,
+    by_master: bool = False,
+    reason: str | None = None,
 ) -> None:
     """The game's new deadline (``all/new_deadline.txt.j2``) to everyone still following
     the game (:attr:`Audience.NEWS`: the players still in, the master, the observers),
     each with the time in their own zone too; ``by_master``: the game master moved it (by
-    mail or in the game file)."""
+    mail or in the game file); ``reason``: a sentence saying why, when given."""
     assert game.deadline is not None and game.phase is not None
     for reader in recipients(session, game, Audience.NEWS, judge):
         mail = render(
@@ -116,6 +122,7 @@ def send_new_deadline(
             phase_code=game.phase,
             deadline_game=format_deadline(game.deadline, game_zone(game, judge)),
             deadline_player=own_zone(judge, game, reader, game.deadline),
+            reason=reason,
         )  # fmt: skip
         queue(session, judge, game, reader, mail, "deadline", now)
 
@@ -148,10 +155,16 @@ def send_reminder(
 
 
 def send_late(
-    session: Session, judge: Judge, game: Game, due: OrdersDue, process_at: datetime, now: datetime
+    session: Session,
+    judge: Judge,
+    game: Game,
+    due: OrdersDue,
+    process_at: datetime | None,
+    now: datetime,
 ) -> None:
     """To a late player (``player/late.txt.j2``): the deadline has passed, and the phase
-    is processed without the missing orders at ``process_at``."""
+    is processed without the missing orders at ``process_at`` (``None``: the game waits
+    for them or the game master, ``nmr = "wait"``)."""
     mail = render(
         judge, "player/late.txt.j2", game,
         **_deadline_context(judge, game, due),
@@ -169,13 +182,14 @@ def send_late_others(
     game: Game,
     due: OrdersDue,
     late_powers: Sequence[str],
-    process_at: datetime,
+    process_at: datetime | None,
     now: datetime,
     *,
     anonymous: bool,
 ) -> None:
     """To a player who is not late (``all/late.txt.j2``): the phase waits for
-    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``."""
+    ``late_powers`` (named, or only counted when ``anonymous``) until ``process_at``
+    (``None``: until they come or the game master decides, ``nmr = "wait"``)."""
     mail = render(
         judge, "all/late.txt.j2", game,
         **_deadline_context(judge, game, due),
@@ -204,10 +218,11 @@ def _deadline_context(judge: Judge, game: Game, due: OrdersDue) -> dict[str, obj
 
 
 def _process_context(
-    judge: Judge, game: Game, reader: Recipient, process_at: datetime
+    judge: Judge, game: Game, reader: Recipient, process_at: datetime | None
 ) -> dict[str, object]:
+    """When the phase goes ahead without the missing orders (None: the game waits)."""
     return {
-        "process_game": format_deadline(process_at, game_zone(game, judge)),
+        "process_game": format_deadline(process_at, game_zone(game, judge)) if process_at else None,
         "process_player": own_zone(judge, game, reader, process_at),
     }
 
