@@ -17,6 +17,7 @@ from judge.commands import (
     njudge,
     orders,
     resign,
+    seats,
     settings,
     signon,
 )
@@ -177,6 +178,7 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.Pause(),
     master.Resume(),
     master.SetDeadline(),
+    seats.Eject(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

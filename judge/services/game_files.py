@@ -8,7 +8,8 @@ kept in ``Game.file_applied``::
 
     {"rules": {...}, "settings": {...},
      "master": {"address": ..., "password": argon2 hash or None},
-     "players": {"England": {"address": ..., "password": hash or None, "timezone": ...}},
+     "players": {"England": {"address": ..., "password": hash or None, "timezone": ...,
+                             "takeover": hash or None}},
      "deadline": {"at": ISO time, "seq": the phase it was applied to} or None}
 
 A deadline's "seq" is None while the game forms (the first phase takes it) and 0 when
@@ -134,6 +135,7 @@ def legacy_applied(
                 "address": seat.address,
                 "password": hash_password(seat.password) if seat.password else None,
                 "timezone": seat.timezone,
+                "takeover": hash_password(seat.takeover) if seat.takeover else None,
             }
             for seat in config.players
         },
@@ -212,6 +214,7 @@ def _apply_players(
         player = seats.get(seat.power)
         if player is None:
             first_hash = hash_password(seat.password) if seat.password else ""
+            takeover_hash = hash_password(seat.takeover) if seat.takeover else None
             session.add(
                 Player(
                     game_id=game.id,
@@ -223,6 +226,7 @@ def _apply_players(
                     status=PlayerStatus.ACTIVE,
                     missed=0,
                     created_at=game.updated_at,
+                    takeover_hash=takeover_hash,
                 )
             )
             changes.append(f"{seat.power}: {seat.address}")
@@ -230,6 +234,7 @@ def _apply_players(
                 "address": seat.address,
                 "password": first_hash or None,
                 "timezone": seat.timezone,
+                "takeover": takeover_hash,
             }
             continue
         # A seat the file did not list last time (or a game loaded before the file was
@@ -253,6 +258,10 @@ def _apply_players(
             new_password = seat.password if not same_password else None
             _replace(session, judge, game, player, seat.address, seat.timezone, new_password,
                      changes, news)  # fmt: skip
+        record[seat.power]["takeover"] = _apply_takeover(
+            player, last.get("takeover"), seat.takeover, changes
+        )
+        if moved and running:
             continue
         if moved:
             changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
@@ -271,6 +280,20 @@ def _apply_players(
             player.timezone = seat.timezone
             changes.append(f"{seat.power}: time zone {seat.timezone}")
     return record
+
+
+def _apply_takeover(
+    player: Player, recorded: str | None, takeover: str | None, changes: list[str]
+) -> str | None:
+    """Set the seat's takeover password when the file's ``takeover`` changed since it was
+    last applied (``recorded``: its hash then); the hash to record.  A takeover password
+    the file no longer names stays (removing a key changes nothing), and one the game
+    master set by mail since stays unless the file's changes."""
+    if _same_password(recorded, takeover) or takeover is None:
+        return recorded if takeover is not None else None
+    player.takeover_hash = hash_password(takeover)
+    changes.append(f"{player.power}: takeover password set")
+    return player.takeover_hash
 
 
 def _replace(
@@ -296,6 +319,9 @@ def _replace(
     player.wait = False
     player.absence_from = player.absence_to = None
     player.absences_used = 0
+    # A fresh seat: no longer ejected, and an old takeover password no longer opens it.
+    player.ejected_at = None
+    player.takeover_hash = None
     # The old player knows the old password: the newcomer gets the one the game master
     # wrote in the line, or a new one.
     if password is None:

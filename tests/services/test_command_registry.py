@@ -37,12 +37,13 @@ Other commands: LIST [game], HELP, HISTORY [game], SUMMARY [game], SET PASSWORD 
 SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
 SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
-SET DEADLINE <YYYY-MM-DD HH:MM>.
+SET DEADLINE <YYYY-MM-DD HH:MM>, EJECT <power>, SET PASSWORD <power> <new>,
+SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a BROADCAST, DIARY, POSTALPRESS or PRESS (up to ENDPRESS), of a
 PHASE (up to ENDPHASE) or of a REGISTER (up to END) are not read: BECOME,
-BROADCAST, CREATE, DIARY, EJECT, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET,
-IAMALSO, INFO PLAYER, MAP, OBSERVE, PHASE, POSTALPRESS, PREDICT, PRESS, PROMOTE,
+BROADCAST, CREATE, DIARY, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET, IAMALSO,
+INFO PLAYER, MAP, OBSERVE, PHASE, POSTALPRESS, PREDICT, PRESS, PROMOTE,
 REGISTER, ROLLBACK, SEND, TERMINATE, UNSTART, VERSION, WATCH, WHOGAME, WHOIS,
 WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW, SET GRACE, SET GREY,
 SET MODERATE, SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR, SET NOPRESS,
@@ -157,7 +158,11 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     assert "SET NOABSENCE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN." in (
         _flat(registry.help_text)
     )
-    assert "RESUME, SET DEADLINE <YYYY-MM-DD HH:MM>, KICK <power>." in _flat(registry.help_text)
+    # The game master's forms of the players' commands come after the game master's own.
+    assert (
+        "RESUME, SET DEADLINE <YYYY-MM-DD HH:MM>, EJECT <power>, KICK <power>, "
+        "SET PASSWORD <power> <new>, SET ADDRESS <power> <address>."
+    ) in _flat(registry.help_text)
     # The docs table gets its row, in the registry's place.
     rows = registry.docs_table.splitlines()
     assert rows[rows.index("| `SET NOABSENCE` | player | cancel your absence |") + 1] == (

@@ -33,6 +33,13 @@ from judge.services.mailings.players import (
     send_signon_locked,
     send_welcome,
 )
+from judge.services.mailings.seats import (
+    send_ejected,
+    send_new_address,
+    send_seat_open,
+    send_seat_taken,
+    send_takeover,
+)
 
 __all__ = [
     "EditNews",
@@ -43,15 +50,20 @@ __all__ = [
     "send_civil_disorder",
     "send_edit_applied",
     "send_edit_refused",
+    "send_ejected",
     "send_late",
     "send_late_others",
     "send_mail_undeliverable",
+    "send_new_address",
     "send_new_deadline",
     "send_new_password",
     "send_player_resigned",
     "send_reminder",
     "send_replaced",
     "send_results",
+    "send_seat_open",
+    "send_seat_taken",
     "send_signon_locked",
+    "send_takeover",
     "send_welcome",
 ]
