@@ -465,9 +465,11 @@ def settings_to_json(settings: GameSettings) -> dict[str, Any]:
         autostart=settings.autostart,
         nmr=settings.nmr.value,
         anonymous=settings.anonymous,
-        hold_over=settings.hold_over,
         deadlines={kind: deadline_to_json(getattr(settings, kind)) for kind in DEADLINE_KINDS},
     )
+    if settings.hold_over:
+        # Only when set: a record of a game without it reads as older judges wrote it.
+        data["hold_over"] = True
     return data
 
 

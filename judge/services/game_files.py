@@ -158,6 +158,10 @@ def _same_password(recorded: str | None, password: str | None) -> bool:
     return verify_password(recorded, password)
 
 
+#: Settings stored only while set (see :func:`judge.config.settings_to_json`).
+_STORED_WHEN_SET = frozenset({"hold_over"})
+
+
 def _apply_settings(
     game: Game, config: GameConfig, applied: dict[str, Any], changes: list[str]
 ) -> dict[str, Any]:
@@ -167,9 +171,15 @@ def _apply_settings(
     for label, new, attr in (("rule options", rules, "rules"), ("settings", settings, "settings")):
         before = applied.get(attr)
         changed = [key for key, value in new.items() if (before or {}).get(key) != value]
-        if changed:
+        # A key stored only while it is set (settings_to_json: hold_over) that the file no
+        # longer sets is back to its default ("timezone" is stored only when named too, but
+        # a file that names none keeps the game's zone).
+        unset = [k for k in (before or {}) if k not in new and k in _STORED_WHEN_SET]
+        if changed or unset:
             # Key by key: a value stored in the game but not changed in the file stays.
-            setattr(game, attr, {**(getattr(game, attr) or {}), **{k: new[k] for k in changed}})
+            kept = {k: v for k, v in (getattr(game, attr) or {}).items() if k not in unset}
+            setattr(game, attr, {**kept, **{k: new[k] for k in changed}})
+            changed += unset
             if before is not None:
                 changes.append(f"changed the {label} ({', '.join(changed)})")
     master = applied.get("master")

@@ -86,9 +86,7 @@ def _other_seat(conversation: Conversation, game: Game, player: Player, address:
 # -- signing on -------------------------------------------------------------------------
 
 
-def sign_on_power(
-    conversation: Conversation, game: Game, player: Player, password: str
-) -> SignOn:
+def sign_on_power(conversation: Conversation, game: Game, player: Player, password: str) -> SignOn:
     """The sign-on to ``player``'s seat with ``password``: the player's own, or, on an
     open seat, its takeover password (:func:`take_over`).  Raises ServiceError with the
     reason it is refused; a wrong password counts towards the seat's lockout either way,

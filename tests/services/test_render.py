@@ -378,12 +378,22 @@ SAMPLES: dict[str, dict[str, Context]] = {
     },
     "all/seat_taken.txt.j2": {
         "seat_taken.txt": sample(
-            reader="France", power="England", address="new@example.net", phase_code="S1901M",
-            held_over=None, deadline_game=IN_LONDON, deadline_player=None,
+            reader="France",
+            power="England",
+            address="new@example.net",
+            phase_code="S1901M",
+            held_over=None,
+            deadline_game=IN_LONDON,
+            deadline_player=None,
         ),
         "seat_taken_held_over.txt": sample(
-            reader="the observers", power="England", address=None, phase_code="S1901M",
-            held_over="48", deadline_game=IN_LONDON, deadline_player=IN_NEW_YORK,
+            reader="the observers",
+            power="England",
+            address=None,
+            phase_code="S1901M",
+            held_over="48",
+            deadline_game=IN_LONDON,
+            deadline_player=IN_NEW_YORK,
         ),
     },
     "all/seat_open.txt.j2": {

@@ -363,3 +363,16 @@ def test_no_mail_holds_a_takeover_password_in_clear(tmp_path: Path) -> None:
     with app.sessions() as session:
         bodies = [row.body for row in session.scalars(select(OutboundMessage))]
     assert bodies and not any("sultan-seat-1" in body for body in bodies)
+
+
+def test_hold_over_goes_back_to_its_default_when_the_file_drops_it(tmp_path: Path) -> None:
+    app, _table = _game_with(tmp_path, HOLD_OVER_FILE)
+    from judge.services.game_settings import game_settings
+
+    assert game_settings(game_row(app)).hold_over is True
+    path = tmp_path / "test01.toml"
+    path.write_text(HOLD_OVER_FILE.replace("hold_over = true\n", ""))
+    with app.sessions() as session, session.begin():
+        report = load_game(session, app.judge, path, at("2026-11-23 13:00"))
+    assert report.changes == ("changed the settings (hold_over)",)
+    assert game_settings(game_row(app)).hold_over is False

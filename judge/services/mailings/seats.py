@@ -72,9 +72,7 @@ def send_seat_open(
         queue(session, judge, game, reader, mail, "notice", now)
 
 
-def send_ejected(
-    session: Session, judge: Judge, game: Game, player: Player, now: datetime
-) -> None:
+def send_ejected(session: Session, judge: Judge, game: Game, player: Player, now: datetime) -> None:
     """To the player the game master ejected, at their address (``player/ejected.txt.j2``):
     their password no longer signs on, their orders were dropped."""
     mail = render(
