@@ -18,6 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.engine.board import standard_map
+from judge.engine.notation import MAX_WORD_LENGTH
 from judge.engine.phases import PhaseKind
 from judge.engine.rules import CivilDisorder, Edition, Rules
 
@@ -385,6 +386,9 @@ class GameSettings:
     anonymous: bool = False
     #: Who may watch the game.
     observers: Observers = Observers.OPEN
+    #: House rule 4.6: a new player who takes over an open seat by mail gets one more
+    #: phase length (the current phase kind's ``hours``) before the current deadline.
+    hold_over: bool = False
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
@@ -428,6 +432,7 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "nmr": Nmr,
     "anonymous": bool,
     "observers": Observers,
+    "hold_over": bool,
 }
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -477,6 +482,9 @@ def settings_to_json(settings: GameSettings) -> dict[str, Any]:
         observers=settings.observers.value,
         deadlines={kind: deadline_to_json(getattr(settings, kind)) for kind in DEADLINE_KINDS},
     )
+    if settings.hold_over:
+        # Only when set: a record of a game without it reads as older judges wrote it.
+        data["hold_over"] = True
     return data
 
 
@@ -519,12 +527,14 @@ _TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 
 @dataclass(frozen=True)
 class PlayerConfig:
-    """One seat: the power, the player's address, an optional initial password."""
+    """One seat: the power, the player's address, an optional initial password, and an
+    optional takeover password (a new player signs on with it once the seat is open)."""
 
     power: str
     address: str
     password: str | None = None
     timezone: str | None = None
+    takeover: str | None = None
 
 
 @dataclass(frozen=True)
@@ -559,7 +569,7 @@ class GameConfig:
 
 _GAME_KEYS = {
     "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
-    "deadline", "observers", "observer_password",
+    "deadline", "observers", "observer_password", "hold_over",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -653,6 +663,10 @@ def load_game_config(path: Path) -> GameConfig:
     observers, observer_password = _observers(game, where)
     if observers is not None:
         settings["observers"] = observers
+    if "hold_over" in game:
+        if not isinstance(game["hold_over"], bool):
+            raise ConfigError(f"{where}: [game] hold_over: use true or false")
+        settings["hold_over"] = game["hold_over"]
 
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -853,18 +867,32 @@ def _player(power: str, value: object, where: str) -> PlayerConfig:
         return PlayerConfig(power, _address(value, where))
     if not isinstance(value, dict):
         raise ConfigError(f'{where}: expected "address" or {{ address = "...", password = "..." }}')
-    unknown = set(value) - {"address", "password", "timezone"}
+    unknown = set(value) - {"address", "password", "timezone", "takeover"}
     if unknown:
         raise ConfigError(
-            f"{where}: unknown key {sorted(unknown)[0]!r}; use address, password, timezone"
+            f"{where}: unknown key {sorted(unknown)[0]!r}; use address, password, timezone, "
+            "takeover"
         )
     password = value.get("password")
     if password is not None and (not isinstance(password, str) or len(password) < 4):
         raise ConfigError(f"{where}: password: expected text of at least 4 characters")
+    takeover = value.get("takeover")
+    if takeover is not None and (
+        not isinstance(takeover, str)
+        or not 8 <= len(takeover) <= MAX_WORD_LENGTH
+        or len(takeover.split()) != 1
+    ):
+        # A new player types it in a SIGNON line: one word, within SET PASSWORD's limits
+        # (judge.services.passwords, which this module may not import).
+        raise ConfigError(
+            f"{where}: takeover: expected one word of 8 to {MAX_WORD_LENGTH} characters "
+            "(the password a new player takes the seat over with once it is open)"
+        )
     zone = value.get("timezone")
     return PlayerConfig(
         power,
         _address(value.get("address"), f"{where}: address"),
         password,
         _zone(zone, f"{where}: timezone") if zone is not None else None,
+        takeover,
     )

@@ -70,7 +70,9 @@ class Help:
 
     ``usage`` the forms it is written in (``LIST [game]``); ``description`` what it
     does, in one line; ``audience`` who may use it; ``master_usage`` the form a game
-    master writes, for a command anyone may use (``SIGNON M<game> <password>``);
+    master writes, for a command anyone may use (``SIGNON M<game> <password>``: HELP
+    names it first among the game master's) or a player's command with a game master's
+    form (``SET PASSWORD <power> <new>``: named after the game master's commands);
     ``guide`` the lines HELP opens with for the commands every player needs (signing on,
     orders), written as they appear: a command without a guide is listed by its usage.
     """

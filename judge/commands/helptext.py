@@ -54,12 +54,24 @@ def help_text(registry: Registry) -> str:
         and not command.help.guide
         and command.help.audience is not Audience.MASTER
     )
+    # The game master's forms of the commands anyone may use (SIGNON M<game>) open the
+    # game masters' line; those of the players' commands (SET PASSWORD <power> <new>)
+    # follow the game master's own commands.
     master_signon = [
-        usage for command in registry if command.available for usage in command.help.master_usage
+        usage
+        for command in registry
+        if command.available and command.help.audience is Audience.ANYONE
+        for usage in command.help.master_usage
+    ]
+    master_forms = [
+        _keep_together(usage)
+        for command in registry
+        if command.available and command.help.audience is Audience.PLAYER
+        for usage in command.help.master_usage
     ]
     parts = [HELP_OPENING, *(command.help.guide.rstrip("\n") for command in guided)]
     parts.append(_fill(f"Other commands: {_usages(others)}.", _LIST_WIDTH))
-    masters = _usages(registry.audience(Audience.MASTER))
+    masters = ", ".join([_usages(registry.audience(Audience.MASTER)), *master_forms])
     signon = ", ".join(_keep_together(usage) for usage in master_signon)
     parts.append(_fill(f"Game masters: {signon}, then {masters}.", _LIST_WIDTH))
     parts.append(_fill(_not_yet_paragraph(registry)))

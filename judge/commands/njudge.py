@@ -156,7 +156,6 @@ COMMANDS: tuple[Lacking, ...] = (
         not_done="no diary entry was made",
         owns=lambda a: list(a) in ([], ["RECORD"]),
     ),
-    Lacking("EJECT", _one),
     Lacking("ENDBROADCAST", _alone, spellings=("END BROADCAST",)),
     Lacking("ENDPRESS", _alone, spellings=("END PRESS",)),
     Lacking("FORCE BEGIN", _alone),

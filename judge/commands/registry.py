@@ -21,6 +21,7 @@ from judge.commands import (
     preview,
     resign,
     rollback,
+    seats,
     settings,
     signon,
     terminate,
@@ -189,6 +190,7 @@ COMMANDS: tuple[MailCommand, ...] = (
     preview.Preview(),
     rollback.Rollback(),
     terminate.Terminate(),
+    seats.Eject(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

@@ -1,4 +1,5 @@
-"""RESIGN: a player leaves the game (the game master is told)."""
+"""RESIGN: a player leaves the game; the seat is open (the game master, and everyone
+still following the game, are told)."""
 
 from __future__ import annotations
 
@@ -21,7 +22,10 @@ class Resign(MailCommand):
     name = "RESIGN"
     help = Help(
         usage=("RESIGN",),
-        description="leave the game (the game master is told)",
+        description=(
+            "leave the game: the seat is open for a new player (the game master and the "
+            "other players are told)"
+        ),
         audience=Audience.PLAYER,
     )
 
@@ -36,9 +40,18 @@ class Resign(MailCommand):
             return
         game, player = conversation.player()
         player.status = PlayerStatus.RESIGNED
+        player.wait = False
+        session, judge, now = conversation.session, conversation.judge, conversation.now
+        signed = conversation.signed
+        # Resigned from another address: the registered one hears of it too.
+        also = signed.copy_to if signed is not None else None
+        mailings.send_player_resigned(session, judge, game, player, now)
+        if game.phase is not None:  # a game that has not started has no seat to take over
+            mailings.send_seat_open(session, judge, game, player, now, ejected=False, also=also)
+        # The answer is a plain reply (no order block): nothing after this is done for
+        # the power (see Conversation.player).
         conversation.reply.actions.append(
-            f"You have resigned from {game.name}. The game master is told."
-        )
-        mailings.send_player_resigned(
-            conversation.session, conversation.judge, game, player, conversation.now
+            f"You have resigned from {game.name}: {player.power}'s seat is open for a new "
+            "player, and the game master and the other players are told. Nothing after "
+            "RESIGN in this message is done for you."
         )

@@ -22,6 +22,7 @@ from judge.commands.base import (
 )
 from judge.db.models import Game
 from judge.presenters import format_deadline
+from judge.services import seats
 from judge.services.context import Judge
 from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError
@@ -45,6 +46,7 @@ __all__ = [
     "SetPassword",
     "SetTimezone",
     "SetWait",
+    "check_new_password",
 ]
 
 #: The SET commands: what a line ``SET`` alone, or ``SET`` with a setting this judge
@@ -67,21 +69,29 @@ MAX_ABSENCES = 3
 
 
 class SetPassword(MailCommand):
-    """``SET PASSWORD <new>``: one word, kept exactly as written."""
+    """``SET PASSWORD <new>``: one word, kept exactly as written; the game master's
+    ``SET PASSWORD <power> <new>`` resets a player's password, or sets an open seat's
+    takeover password (:func:`judge.services.seats.set_seat_password`).  Told apart by
+    who is signed on."""
 
     name = "SET PASSWORD"
     help = Help(
         usage=("SET PASSWORD <new>",),
+        master_usage=("SET PASSWORD <power> <new>",),
         description=(
             "change your password (one word of `MIN_PASSWORD_LENGTH` to "
-            f"`MAX_PASSWORD_LENGTH`, {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH}, characters)"
+            f"`MAX_PASSWORD_LENGTH`, {MIN_PASSWORD_LENGTH} to {MAX_PASSWORD_LENGTH}, "
+            "characters); the game master's form resets a player's password, or sets the "
+            "takeover password of an open seat"
         ),
         audience=Audience.PLAYER,
     )
 
     def parse(self, line: Line) -> Command:
         rest = line.args
-        if len(rest) == 1:
+        if len(rest) in (1, 2):
+            # Two words: the game master's form, or a player's password with a space
+            # (refused once it is known who is signed on).
             return line.command(self.name, rest)
         if not rest:
             raise Malformed(
@@ -92,32 +102,61 @@ class SetPassword(MailCommand):
         )
 
     def process(self, conversation: Conversation, command: Command) -> None:
+        signed = conversation.signed
+        if len(command.args) == 2 and signed is not None and signed.is_master:
+            game = conversation.master()
+            power, new = command.args
+            check_new_password(new)
+            seats.set_seat_password(conversation, game, power, new)
+            return
         _game, player = conversation.player()
+        if len(command.args) == 2:
+            raise ServiceError(
+                "a password is one word with no spaces: write 'SET PASSWORD <new password>' "
+                "('SET PASSWORD <power> <new>' is the game master's)"
+            )
         new = command.args[0] if command.args else ""
-        if len(new) < MIN_PASSWORD_LENGTH:
-            raise ServiceError(
-                f"a password needs at least {MIN_PASSWORD_LENGTH} characters (this one has "
-                f"{len(new)}): choose a longer one, e.g. four words joined by dashes"
-            )
-        if len(new) > MAX_PASSWORD_LENGTH:
-            raise ServiceError(
-                f"a password has at most {MAX_PASSWORD_LENGTH} characters (this one has {len(new)})"
-            )
+        check_new_password(new)
         player.password_hash = hash_password(new)
         conversation.reply.actions.append("Password changed.")
 
 
+def check_new_password(new: str) -> None:
+    """Raise ServiceError unless ``new`` may be a password (SET PASSWORD's limits)."""
+    if len(new) < MIN_PASSWORD_LENGTH:
+        raise ServiceError(
+            f"a password needs at least {MIN_PASSWORD_LENGTH} characters (this one has "
+            f"{len(new)}): choose a longer one, e.g. four words joined by dashes"
+        )
+    if len(new) > MAX_PASSWORD_LENGTH:
+        raise ServiceError(
+            f"a password has at most {MAX_PASSWORD_LENGTH} characters (this one has {len(new)})"
+        )
+
+
+def _address_word(word: str) -> str:
+    """An address as written (``<me@x.org>``, ``mailto:me@x.org``), bare and lower case."""
+    address = word.strip("<>").lower()
+    if address.startswith("mailto:"):
+        address = address[len("mailto:") :]
+    return address
+
+
 class SetAddress(MailCommand):
-    """``SET ADDRESS [<address>]``: without one, the address the message came from."""
+    """``SET ADDRESS [<address>]``: without one, the address the message came from; the
+    game master's ``SET ADDRESS <power> <address>`` moves a player's seat to a new
+    address (:func:`judge.services.seats.set_seat_address`)."""
 
     name = "SET ADDRESS"
     # An address has its own limit (:data:`MAX_ADDRESS_LENGTH`), said where it is used.
     long_words = True
     help = Help(
         usage=("SET ADDRESS [<address>]",),
+        master_usage=("SET ADDRESS <power> <address>",),
         description=(
             "change your registered address (default: the one you write from; at most "
-            f"{MAX_ADDRESS_LENGTH} characters, never the judge's own)"
+            f"{MAX_ADDRESS_LENGTH} characters, never the judge's own); the game master's "
+            "form changes a player's, for a player who lost access to theirs"
         ),
         audience=Audience.PLAYER,
     )
@@ -126,32 +165,44 @@ class SetAddress(MailCommand):
         rest = line.args
         if not rest:
             return line.command(self.name)
-        address = rest[0].strip("<>").lower()
-        if address.startswith("mailto:"):
-            address = address[len("mailto:") :]
+        address = _address_word(rest[-1])
         if len(rest) == 1 and is_address(address):
             return line.command(self.name, (address,))
+        if len(rest) == 2 and is_address(address) and "@" not in rest[0]:
+            return line.command(self.name, (rest[0], address))
         raise Malformed(
             "SET ADDRESS takes one email address, as in 'SET ADDRESS me@example.org', or "
-            "nothing to use the address this message came from"
+            "nothing to use the address this message came from (the game master: "
+            "'SET ADDRESS <power> <address>')"
         )
 
     def process(self, conversation: Conversation, command: Command) -> None:
+        if len(command.args) == 2:
+            game = conversation.master()
+            address = _checked_address(conversation, command.args[1])
+            seats.set_seat_address(conversation, game, command.args[0], address)
+            return
         _game, player = conversation.player()
         sender = conversation.mail.sender
-        address = (command.args[0] if command.args else sender).strip().lower()
-        if len(address) > MAX_ADDRESS_LENGTH:
-            raise ServiceError(
-                f"an email address has at most {MAX_ADDRESS_LENGTH} characters (this one has "
-                f"{len(address)})"
-            )
-        if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+", address):
-            raise ServiceError(f"{address!r} is not an email address")
-        if address == conversation.judge.settings.address.strip().lower():
-            # Mail to the player would come back to the judge: a loop, and a lost seat.
-            raise ServiceError(f"{address} is this judge's own address: give your own")
+        address = _checked_address(conversation, command.args[0] if command.args else sender)
         player.address = address
         conversation.reply.actions.append(f"Your address is now {address}.")
+
+
+def _checked_address(conversation: Conversation, text: str) -> str:
+    """``text`` as a player's address, or ServiceError saying what is wrong with it."""
+    address = text.strip().lower()
+    if len(address) > MAX_ADDRESS_LENGTH:
+        raise ServiceError(
+            f"an email address has at most {MAX_ADDRESS_LENGTH} characters (this one has "
+            f"{len(address)})"
+        )
+    if not re.fullmatch(r"[^@\s<>,;]+@[^@\s<>,;]+", address):
+        raise ServiceError(f"{address!r} is not an email address")
+    if address == conversation.judge.settings.address.strip().lower():
+        # Mail to the player would come back to the judge: a loop, and a lost seat.
+        raise ServiceError(f"{address} is this judge's own address: give your own")
+    return address
 
 
 class _Switch(MailCommand):

@@ -15,7 +15,7 @@ from judge.commands.base import (
     Malformed,
 )
 from judge.commands.observe import sign_on_observer
-from judge.db.models import PlayerStatus
+from judge.services import seats
 from judge.services.errors import ServiceError
 from judge.services.signons import SignOn, check_password
 
@@ -39,9 +39,9 @@ class Signon(MailCommand):
         usage=("SIGNON <power initial><game> <password>", "SIGNON <power>@<game> <password>"),
         master_usage=("SIGNON M<game> <password>",),
         description=(
-            "sign on to a game as a power, or as its game master (after a wrong password, "
-            "no other sign-on in the same message is checked, and nothing after it is read "
-            "as orders)"
+            "sign on to a game as a power, or as its game master; with an open seat's "
+            "takeover password, take the seat over (after a wrong password, no other "
+            "sign-on in the same message is checked, and nothing after it is read as orders)"
         ),
         audience=Audience.ANYONE,
         guide=(
@@ -122,7 +122,6 @@ def _sign_on(conversation: Conversation, who: str, game_name: str, password: str
         raise ServiceError(
             f"there is no game called {game_name!r} on this judge; send LIST for the games"
         )
-    sender = conversation.mail.sender
     if who.upper() in ("O", "OBSERVER"):
         # No power's initial is O: the njudge's sign-on as an observer, as OBSERVE.
         return sign_on_observer(conversation, game, password)
@@ -138,15 +137,13 @@ def _sign_on(conversation: Conversation, who: str, game_name: str, password: str
     player = conversation.seat(game, power)
     if player is None:
         raise ServiceError(f"nobody plays {power} in {game.name}")
-    if player.status == PlayerStatus.RESIGNED:
-        raise ServiceError(f"{power} resigned from {game.name}")
-    _check(conversation, game, player, password)
-    copy_to = player.address if player.address != sender else None
-    return SignOn(game, player, copy_to)
+    # The player's own password, or an open seat's takeover password (house rules 4.6).
+    return seats.sign_on_power(conversation, game, player, password)
 
 
 def _check(conversation: Conversation, game: Game, player: Player | None, password: str) -> None:
-    """The password check, noting a seat named and a failed sign-on in the conversation."""
+    """The game master's password check, noting a seat named and a failed sign-on in the
+    conversation (a power's: :func:`judge.services.seats.sign_on_power`)."""
     conversation.seat_named = True
     try:
         check_password(

@@ -220,6 +220,16 @@ class Player(Base):
     absence_to: Mapped[datetime | None]
     #: How many absences the player has declared in this game, for a house limit.
     absences_used: Mapped[int] = mapped_column(default=0, server_default="0")
+    #: The argon2 hash of the seat's takeover password (the game file's ``takeover``, or
+    #: the game master's ``SET PASSWORD <power> <pw>`` on an open seat): it signs a new
+    #: player on in the seat while the seat is open (``judge.services.seats``), then
+    #: becomes that player's password and is cleared.  None: no takeover password.
+    takeover_hash: Mapped[str | None] = mapped_column(String)
+    #: When the game master ejected the player (``EJECT``): the seat is open, the power in
+    #: civil disorder (``status``) and the player's password emptied, until a new player
+    #: takes it over.  None: not ejected.  A seat is open when its player resigned, was
+    #: ejected or is in civil disorder (house rules 4.6).
+    ejected_at: Mapped[datetime | None]
 
     game: Mapped[Game] = relationship(back_populates="players")
 

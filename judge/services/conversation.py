@@ -19,7 +19,7 @@ from sqlalchemy.orm import Session
 
 from judge.commands import REGISTRY, UNREAD, Command, Registry, parse_commands
 from judge.db import queries
-from judge.db.models import Game, GameStatus, InboundMessage, InboundState, Player
+from judge.db.models import Game, GameStatus, InboundMessage, InboundState, Player, PlayerStatus
 from judge.engine.board import Map, standard_map
 from judge.engine.notation import parse_orders
 from judge.engine.position import Position
@@ -271,6 +271,10 @@ class Conversation:
             raise ServiceError("this command is for players; you are signed on as an observer")
         if self.signed.player is None:
             raise ServiceError("this command is for players; you are signed on as game master")
+        if self.signed.player.status == PlayerStatus.RESIGNED:
+            raise ServiceError(
+                f"not done: you resigned from {self.signed.game.name} above in this message"
+            )
         return self.signed.game, self.signed.player
 
     def master(self) -> Game:
@@ -335,7 +339,10 @@ class Conversation:
         if signed is not None and signed.player is not None and signed.confirms:
             queue_confirmation(self, signed, row)
         else:
-            if signed is not None and signed.player is None:
+            if signed is not None and (
+                signed.player is None or signed.player.status == PlayerStatus.RESIGNED
+            ):
+                # The game master's reply, or a resignation's (no order block).
                 self.reply.paragraphs = [*self.reply.actions, *self.reply.paragraphs]
             elif signed is not None:
                 # A player of a game not started or over: what the message did is said

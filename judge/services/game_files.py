@@ -9,7 +9,8 @@ kept in ``Game.file_applied``::
     {"rules": {...}, "settings": {...},
      "master": {"address": ..., "password": argon2 hash or None},
      "observers": {"password": argon2 hash of the observers' password or None},
-     "players": {"England": {"address": ..., "password": hash or None, "timezone": ...}},
+     "players": {"England": {"address": ..., "password": hash or None, "timezone": ...,
+                             "takeover": hash or None}},
      "deadline": {"at": ISO time, "seq": the phase it was applied to} or None}
 
 A deadline's "seq" is None while the game forms (the first phase takes it) and 0 when
@@ -137,6 +138,7 @@ def legacy_applied(
                 "address": seat.address,
                 "password": hash_password(seat.password) if seat.password else None,
                 "timezone": seat.timezone,
+                "takeover": hash_password(seat.takeover) if seat.takeover else None,
             }
             for seat in config.players
         },
@@ -159,6 +161,10 @@ def _same_password(recorded: str | None, password: str | None) -> bool:
     return verify_password(recorded, password)
 
 
+#: Settings stored only while set (see :func:`judge.config.settings_to_json`).
+_STORED_WHEN_SET = frozenset({"hold_over"})
+
+
 def _apply_settings(
     game: Game, config: GameConfig, applied: dict[str, Any], changes: list[str]
 ) -> dict[str, Any]:
@@ -168,13 +174,18 @@ def _apply_settings(
     for label, new, attr in (("rule options", rules, "rules"), ("settings", settings, "settings")):
         before = applied.get(attr)
         changed = [key for key, value in new.items() if (before or {}).get(key) != value]
-        if changed:
+        # A key stored only while it is set (settings_to_json: hold_over) that the file no
+        # longer sets is back to its default ("timezone" is stored only when named too, but
+        # a file that names none keeps the game's zone).
+        unset = [k for k in (before or {}) if k not in new and k in _STORED_WHEN_SET]
+        if changed or unset:
             # Key by key: a value stored in the game but not changed in the file stays.
-            stored = getattr(game, attr) or {}
+            stored = {k: v for k, v in (getattr(game, attr) or {}).items() if k not in unset}
             setattr(game, attr, {
                 **stored,
                 **{k: _changed_part(stored.get(k), (before or {}).get(k), new[k]) for k in changed},
             })  # fmt: skip
+            changed += unset
             if before is not None:
                 changes.append(f"changed the {label} ({', '.join(changed)})")
     master = applied.get("master")
@@ -252,6 +263,7 @@ def _apply_players(
         player = seats.get(seat.power)
         if player is None:
             first_hash = hash_password(seat.password) if seat.password else ""
+            takeover_hash = hash_password(seat.takeover) if seat.takeover else None
             session.add(
                 Player(
                     game_id=game.id,
@@ -263,6 +275,7 @@ def _apply_players(
                     status=PlayerStatus.ACTIVE,
                     missed=0,
                     created_at=game.updated_at,
+                    takeover_hash=takeover_hash,
                 )
             )
             changes.append(f"{seat.power}: {seat.address}")
@@ -270,6 +283,7 @@ def _apply_players(
                 "address": seat.address,
                 "password": first_hash or None,
                 "timezone": seat.timezone,
+                "takeover": takeover_hash,
             }
             continue
         # A seat the file did not list last time (or a game loaded before the file was
@@ -293,6 +307,10 @@ def _apply_players(
             new_password = seat.password if not same_password else None
             _replace(session, judge, game, player, seat.address, seat.timezone, new_password,
                      changes, news)  # fmt: skip
+        record[seat.power]["takeover"] = _apply_takeover(
+            player, last.get("takeover"), seat.takeover, changes
+        )
+        if moved and running:
             continue
         if moved:
             changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
@@ -311,6 +329,20 @@ def _apply_players(
             player.timezone = seat.timezone
             changes.append(f"{seat.power}: time zone {seat.timezone}")
     return record
+
+
+def _apply_takeover(
+    player: Player, recorded: str | None, takeover: str | None, changes: list[str]
+) -> str | None:
+    """Set the seat's takeover password when the file's ``takeover`` changed since it was
+    last applied (``recorded``: its hash then); the hash to record.  A takeover password
+    the file no longer names stays (removing a key changes nothing), and one the game
+    master set by mail since stays unless the file's changes."""
+    if _same_password(recorded, takeover) or takeover is None:
+        return recorded if takeover is not None else None
+    player.takeover_hash = hash_password(takeover)
+    changes.append(f"{player.power}: takeover password set")
+    return player.takeover_hash
 
 
 def _replace(
@@ -336,6 +368,9 @@ def _replace(
     player.wait = False
     player.absence_from = player.absence_to = None
     player.absences_used = 0
+    # A fresh seat: no longer ejected, and an old takeover password no longer opens it.
+    player.ejected_at = None
+    player.takeover_hash = None
     # The old player knows the old password: the newcomer gets the one the game master
     # wrote in the line, or a new one.
     if password is None:

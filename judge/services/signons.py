@@ -3,13 +3,14 @@ too many wrong passwords (counted per seat and per kind of sender)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game, GameStatus, Observer, Player, SignonGuard
+from judge.db.models import Game, GameStatus, Observer, Player, PlayerStatus, SignonGuard
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
@@ -24,7 +25,9 @@ __all__ = [
     "SIGNON_MAX_FAILURES",
     "Marks",
     "SignOn",
+    "check_hashes",
     "check_password",
+    "wrong_password",
 ]
 
 #: Wrong passwords for one seat (a power, or the game master) within
@@ -72,12 +75,13 @@ class SignOn:
     @property
     def confirms(self) -> bool:
         """Whether the answer is an order confirmation: a player signed on to a started
-        game that is not over (the game master, or a player of a game not started or
-        over, gets a reply)."""
+        game that is not over (the game master, a player of a game not started or over,
+        or one who resigned in the message, gets a reply)."""
         return (
             self.player is not None
             and self.game.phase is not None
             and self.game.status != GameStatus.FINISHED
+            and self.player.status != PlayerStatus.RESIGNED
         )
 
     @property
@@ -100,8 +104,33 @@ def check_password(
     """Raise ServiceError unless ``password`` is the seat's (``player`` None: the game
     master's).  A seat locked by too many wrong passwords is refused without checking
     (see :data:`SIGNON_MAX_FAILURES`); a wrong password counts towards its lockout."""
-    seat = player.power if player is not None else "M"
     stored_hash = player.password_hash if player is not None else game.master_password_hash
+    check_hashes(
+        session, judge, work, game, player, password, (stored_hash,),
+        sender=sender, now=now, wrong=lambda: wrong_password(game, player),
+    )  # fmt: skip
+
+
+def check_hashes(
+    session: Session,
+    judge: Judge,
+    work: UnitOfWork,
+    game: Game,
+    player: Player | None,
+    password: str,
+    hashes: Sequence[str | None],
+    *,
+    sender: str,
+    now: datetime,
+    wrong: Callable[[], str],
+) -> int:
+    """The index of the first of ``hashes`` that ``password`` matches, for a sign-on to
+    the seat of ``player`` (None: the game master's); raises ServiceError, with
+    ``wrong()`` as its reason, when it matches none.  The lockout is the seat's whatever
+    the hashes (an open seat's takeover password is guarded as its own): a seat locked by
+    too many wrong passwords is refused without checking (see
+    :data:`SIGNON_MAX_FAILURES`), and a wrong password counts towards its lockout."""
+    seat = player.power if player is not None else "M"
     registered_address = player.address if player is not None else game.master_address
     registered = registered_address is not None and registered_address == sender
     guard = _guard(session, work, game, seat, registered)
@@ -123,23 +152,30 @@ def check_password(
             f"one are refused until {until}; send it again after then, or from {whose} "
             "registered address"
         )
-    if verify_password(stored_hash, password):
-        return
+    for index, stored_hash in enumerate(hashes):
+        if verify_password(stored_hash, password):
+            return index
     _count_failure(session, judge, work, game, player, seat, registered, guard, sender, now)
+    raise ServiceError(wrong())
+
+
+def wrong_password(game: Game, player: Player | None) -> str:
+    """The refusal of a wrong password for ``player``'s seat (None: the game master's):
+    where the right one is, never what it is."""
     if player is None:
-        raise ServiceError(
+        return (
             f"wrong game master password for {game.name}: it is the [master] password "
             "of the game's file"
         )
     power = player.power
-    # Say where the right one is, never what it is.  A password written in the
-    # game's file is the game master's to give; one the judge made was mailed.
+    # A password written in the game's file is the game master's to give; one the judge
+    # made was mailed.
     seat_file = ((game.file_applied or {}).get("players") or {}).get(power) or {}
     if seat_file.get("password"):
         source = "the one your game master gave you (it is written in the game's file)"
     else:
         source = f'the one in the judge\'s "game starts" mail to {power}'
-    raise ServiceError(
+    return (
         f"wrong password for {power} in {game.name}: the password is {source}, unless "
         f"it was changed since with SET PASSWORD; the judge's mail for {power} goes "
         f"to {player.address}"

@@ -39,15 +39,16 @@ SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN, OBSERVE <game> [<password>],
 SIGNON O<game> <password>, WATCH <game> [<password>].
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>, SET GRACE <hours>, BECOME <power>, PREVIEW,
-ROLLBACK [<phase>] [<reason>], TERMINATE.
+ROLLBACK [<phase>] [<reason>], TERMINATE, EJECT <power>, SET PASSWORD <power> <new>,
+SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a BROADCAST, DIARY, POSTALPRESS or PRESS (up to ENDPRESS), of a
 PHASE (up to ENDPHASE) or of a REGISTER (up to END) are not read: BROADCAST,
-CREATE, DIARY, EJECT, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET, IAMALSO,
-INFO PLAYER, MAP, PHASE, POSTALPRESS, PRESS, PROMOTE, REGISTER, SEND, UNSTART,
-VERSION, WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW,
-SET GREY, SET MODERATE, SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR,
-SET NOPRESS, SET PARTIAL, SET PREFERENCE, SET PRESS, SET VARIANT, SET WHITE."""
+CREATE, DIARY, ENDBROADCAST, ENDPRESS, FORCE BEGIN, GET, IAMALSO, INFO PLAYER,
+MAP, PHASE, POSTALPRESS, PRESS, PROMOTE, REGISTER, SEND, UNSTART, VERSION,
+WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW, SET GREY,
+SET MODERATE, SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR, SET NOPRESS,
+SET PARTIAL, SET PREFERENCE, SET PRESS, SET VARIANT, SET WHITE."""
 
 
 def _docs_table() -> str:
@@ -158,7 +159,11 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     assert "SET NOABSENCE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN," in (
         _flat(registry.help_text)
     )
-    assert "TERMINATE, KICK <power>." in _flat(registry.help_text)
+    # The game master's forms of the players' commands come after the game master's own.
+    assert (
+        "TERMINATE, EJECT <power>, KICK <power>, "
+        "SET PASSWORD <power> <new>, SET ADDRESS <power> <address>."
+    ) in _flat(registry.help_text)
     # The docs table gets its row, in the registry's place.
     rows = registry.docs_table.splitlines()
     assert rows[rows.index("| `SET NOABSENCE` | player | cancel your absence |") + 1] == (

@@ -70,6 +70,10 @@ def test_malformed_signon(line: str, words_in_error: list[str]) -> None:
         ("summary WINTER01", "SUMMARY", ("winter01",)),
         ("SET PASSWORD NewPass", "SET PASSWORD", ("NewPass",)),
         ("set password n3W.p@ss", "SET PASSWORD", ("n3W.p@ss",)),
+        # The game master's forms (a player who writes two words is refused once signed on).
+        ("SET PASSWORD England new-pass", "SET PASSWORD", ("England", "new-pass")),
+        ("SET ADDRESS E <Ann@Example.org>", "SET ADDRESS", ("E", "ann@example.org")),
+        ("EJECT england", "EJECT", ("england",)),
         ("SET ADDRESS", "SET ADDRESS", ()),
         ("set address Ann@Example.ORG", "SET ADDRESS", ("ann@example.org",)),
         ("SET ADDRESS <ann@example.org>", "SET ADDRESS", ("ann@example.org",)),
@@ -101,7 +105,8 @@ def test_commands(line: str, name: str, args: tuple[str, ...]) -> None:
         ("SET COLOUR blue", ["SET COLOUR is not a setting", "SET PASSWORD"]),
         ("SET", ["SET needs a setting"]),
         ("SET PASSWORD", ["needs the new password", "SET PASSWORD <new password>"]),
-        ("SET PASSWORD two words", ["one word"]),
+        ("SET PASSWORD three words here", ["one word"]),
+        ("EJECT", ["EJECT takes one power"]),
         ("SET ADDRESS not-an-address", ["SET ADDRESS me@example.org"]),
         ("SET ADDRESS a@b.org c@d.org", ["one email address"]),
         ("SET WAIT please", ["SET WAIT takes nothing after it"]),
@@ -160,7 +165,7 @@ def test_prose_starting_with_an_njudge_word_is_not_a_command(line: str) -> None:
 def test_every_njudge_command_word_gets_the_same_answer() -> None:
     examples = {
         "BROADCAST": "BROADCAST", "CREATE": "CREATE ?new pw",
-        "DIARY": "DIARY LIST", "EJECT": "EJECT France", "ENDBROADCAST": "END BROADCAST",
+        "DIARY": "DIARY LIST", "ENDBROADCAST": "END BROADCAST",
         "ENDPRESS": "ENDPRESS", "FORCE BEGIN": "FORCE BEGIN", "GET": "GET info",
         "IAMALSO": "IAMALSO ann@example.org", "INFO PLAYER": "INFO PLAYER ann@example.org",
         "MAP": "MAP winter01", "PHASE": "PHASE F1901M",

@@ -378,6 +378,9 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/replaced.txt.j2": {
         "player_replaced.txt": sample(power="England", master_address="gm@example.org"),
         "player_replaced_no_master.txt": sample(power="England", master_address=None),
+        "player_replaced_taken_over.txt": sample(
+            power="England", master_address="gm@example.org", taken_over=True
+        ),
     },
     "player/reply.txt.j2": {
         "reply.txt": lambda: {
@@ -573,6 +576,67 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "waited_for": False,
             "signon_line": None,
         },
+    },
+    "player/takeover.txt.j2": {
+        "player_takeover.txt": sample(
+            variant="Standard",
+            judge_address="judge@example.org",
+            power="England",
+            phase_code="S1901M",
+            phase_text="Movement for Spring of 1901",
+            phase_kind="M",
+            deadline_game=IN_LONDON,
+            deadline_player=IN_NEW_YORK,
+            held_over="48",
+            heading=phase_heading("Movement", Phase.parse("S1901M"), "winter01", 1),
+            order_lines=[],
+            missing_lines=[
+                "England: Fleet Edinburgh, No Order Processed.",
+                "England: Army Liverpool, No Order Processed.",
+                "England: Fleet London, No Order Processed.",
+            ],
+            signon_line="SIGNON Ewinter01 <password>",
+            master_address="gm@example.org",
+            position_text=position_report(Position.initial(standard_map())),
+        )
+    },
+    "all/seat_taken.txt.j2": {
+        "seat_taken.txt": sample(
+            reader="France",
+            power="England",
+            address="new@example.net",
+            phase_code="S1901M",
+            held_over=None,
+            deadline_game=IN_LONDON,
+            deadline_player=None,
+        ),
+        "seat_taken_held_over.txt": sample(
+            reader="the observers",
+            power="England",
+            address=None,
+            phase_code="S1901M",
+            held_over="48",
+            deadline_game=IN_LONDON,
+            deadline_player=IN_NEW_YORK,
+        ),
+    },
+    "all/seat_open.txt.j2": {
+        "seat_open_resigned.txt": sample(
+            reader="France", power="Turkey", ejected=False, master_address="gm@example.org"
+        ),
+        "seat_open_ejected.txt": sample(
+            reader="the game master", power="England", ejected=True, master_address=None
+        ),
+    },
+    "player/ejected.txt.j2": {
+        "player_ejected.txt": sample(
+            power="England", phase_code="S1901M", master_address="gm@example.org"
+        ),
+    },
+    "player/new_address.txt.j2": {
+        "player_new_address.txt": sample(
+            power="England", address="eng2@example.net", signon_line="SIGNON Ewinter01 <password>"
+        ),
     },
 }
 

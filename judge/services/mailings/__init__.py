@@ -46,6 +46,13 @@ from judge.services.mailings.players import (
     send_welcome,
 )
 from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
+from judge.services.mailings.seats import (
+    send_ejected,
+    send_new_address,
+    send_seat_open,
+    send_seat_taken,
+    send_takeover,
+)
 
 __all__ = [
     "EditNews",
@@ -59,12 +66,14 @@ __all__ = [
     "send_civil_disorder_news",
     "send_edit_applied",
     "send_edit_refused",
+    "send_ejected",
     "send_grace",
     "send_late",
     "send_late_master",
     "send_late_others",
     "send_mail_undeliverable",
     "send_master_gamestart",
+    "send_new_address",
     "send_new_deadline",
     "send_new_password",
     "send_observers_gamestart",
@@ -74,7 +83,10 @@ __all__ = [
     "send_replaced",
     "send_results",
     "send_resumed",
+    "send_seat_open",
+    "send_seat_taken",
     "send_signon_locked",
+    "send_takeover",
     "send_terminated",
     "send_waiting",
     "send_welcome",

@@ -291,14 +291,23 @@ def send_new_password(
 
 
 def send_replaced(
-    session: Session, judge: Judge, game: Game, player: Player, old_address: str, now: datetime
+    session: Session,
+    judge: Judge,
+    game: Game,
+    player: Player,
+    old_address: str,
+    now: datetime,
+    *,
+    taken_over: bool = False,
 ) -> None:
     """To the player at ``old_address`` who loses ``player``'s seat to a replacement
-    (``player/replaced.txt.j2``): no more mail about the game."""
+    (``player/replaced.txt.j2``): no more mail about the game.  ``taken_over``: the new
+    player took the open seat over by mail, rather than the game master's file."""
     mail = render(
         judge, "player/replaced.txt.j2", game,
         power=player.power,
         master_address=game.master_address,
+        taken_over=taken_over,
     )  # fmt: skip
     reader = recipient_of(game, player, judge, old_address)
     queue(session, judge, game, reader, mail, "notice", now)
