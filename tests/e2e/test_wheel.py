@@ -194,9 +194,7 @@ def test_the_installed_judge_writes_the_demo_game_from_its_template(
     assert made.stdout.splitlines()[0].startswith("wrote config/games/demo.toml from ")
     written = tmp_path / "config" / "games" / "demo.toml"
     assert written.read_text() == (ROOT / "config" / "templates" / "demo.toml").read_text()
-    loaded = run(
-        [venv / "judge", "--now", "2026-11-23T12:00", "game", "load", written], tmp_path
-    )
+    loaded = run([venv / "judge", "--now", "2026-11-23T12:00", "game", "load", written], tmp_path)
     assert loaded.stdout.splitlines()[0] == "created game demo"
 
 
