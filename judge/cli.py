@@ -280,12 +280,11 @@ def cmd_outbox(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``judge serve``: receive, process and send mail until SIGTERM or Ctrl-C."""
-    import logging
     import signal
 
-    from judge.runtime.serve import LOG_FORMAT, Server
+    from judge.runtime.serve import Server, configure_logging
 
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging()
     app = _app(args)  # a ConfigError is main()'s to report
     server = Server(
         app, tick=app.judge.settings.tick_seconds, processes=app.judge.settings.worker_processes

@@ -87,4 +87,5 @@ class Orders(MailCommand):
             except OrderError as err:
                 conversation.reject(piece.text, err.message)
                 continue
+            conversation.activity.orders_taken += 1
             conversation.reply.actions += notes
