@@ -285,9 +285,15 @@ def _process_in(
 
 def _log_done(said: Sequence[str]) -> None:
     """Log what each message of a committed transaction did, a line each (see
-    :mod:`judge.services.activity`): only what is kept is told."""
+    :mod:`judge.services.activity`): only what is kept is told.  A line quotes at most a
+    header's value of the message (the reason it was not read): bounded, and on one line."""
     for line in said:
-        log.info("%s", line)
+        log.info("%s", _CONTROL.sub("?", line[:MAX_LOG_CHARS]))
+
+
+#: The most of one message's log line that is written.
+MAX_LOG_CHARS = 500
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime) -> str:

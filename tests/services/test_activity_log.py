@@ -75,6 +75,14 @@ def test_mail_that_is_not_read_gets_a_line_with_the_reason(
     assert level == logging.INFO
     assert line.startswith("ignored mail from mailer-daemon@example.org: ")
     assert "pw-eng" not in caplog.text
+    # A header's value quoted in the reason is bounded.
+    robot = (
+        b"From: robot@example.org\nTo: judge@example.org\nSubject: x\nMessage-ID: <b2@x>\n"
+        b"Auto-Submitted: auto-generated; " + b"x" * 3000 + b"\n\nLIST\n"
+    )
+    assert table.inject(robot, WHEN) == "ignored"
+    line = said(caplog)[1][1]
+    assert line.startswith("ignored mail from robot@example.org: ") and len(line) == 500
 
 
 def test_a_batch_is_logged_once_committed_a_line_per_message(
