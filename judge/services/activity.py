@@ -63,6 +63,8 @@ class Activity:
     def summary(self, sender: str, signed: SignOn | None, errors: int) -> str:
         """The message's line: ``signed`` and ``errors`` are the sign-on and the refusal
         count once its last command ended."""
+        if not self.steps:
+            return f"nothing read from {sender}"
         ends = [*self.steps[1:], _Step("", signed, None, errors, self.orders_taken)]
         done = [
             _Done(
@@ -74,8 +76,6 @@ class Activity:
             )
             for step, end in zip(self.steps, ends, strict=True)
         ]
-        if not done:
-            return f"nothing read from {sender}"
         groups: list[tuple[SignOn | None, list[_Done]]] = []
         for item in done:
             opens = item.name == "SIGNON" and item.signed is not None

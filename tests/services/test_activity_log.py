@@ -43,6 +43,7 @@ def test_each_message_gets_a_line_that_says_what_it_did(
     table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nPROCESS\n", WHEN)
     table.send("elsewhere@example.net", "SIGNON Atest01 pw-aus\nLIST\nSIGNON Ftest01 nope\n", WHEN)
     table.send("austria@example.org", "Thanks, see you\n", WHEN)
+    table.send("austria@example.org", "\n", WHEN)
     assert said(caplog) == [
         (logging.INFO, "England in test01: 3 orders, 1 refused, SET WAIT"),
         (logging.INFO, "LIST, HELP from someone@example.net"),
@@ -55,6 +56,7 @@ def test_each_message_gets_a_line_that_says_what_it_did(
             "SIGNON (refused) from elsewhere@example.net",
         ),
         (logging.INFO, "no command from austria@example.org"),
+        (logging.INFO, "nothing read from austria@example.org"),
     ]
     # Never a password, nor the text of an order or of the message.
     for secret in ("pw-eng", "wrong-pw", "gm-secret", "pw-aus", "nope", "Lon", "Thanks"):
