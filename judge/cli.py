@@ -155,6 +155,46 @@ def cmd_game_load(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_game_new(args: argparse.Namespace) -> int:
+    """``judge game new NAME [--from TEMPLATE]``: a new game file in the games folder."""
+    from judge.config import ConfigError, load_settings
+    from judge.services.game_templates import new_game_file
+
+    config = Path(args.config) if args.config else Path("config/judge.toml")
+    settings = load_settings(config)  # a ConfigError is main()'s to report
+    if settings.games_dir is None:
+        print(
+            f"judge game new: there is no settings file {config} to say where the games "
+            "folder is; run it from the judge's directory, or name the file with --config",
+            file=sys.stderr,
+        )
+        return 2
+    try:
+        made = new_game_file(args.name, settings.games_dir, args.template)
+    except ConfigError as err:
+        print(f"judge game new: {err}", file=sys.stderr)
+        return 2
+    print(f"wrote {_shown(made.path)} from {_shown(made.source)}")
+    if made.manual_start:
+        print(
+            f'  it starts by hand (start = "manual"): edit its players, master and passwords, '
+            f"then `judge game start {args.name}`"
+        )
+    print(
+        "  `judge serve` loads it, and each edit saved to it, by itself "
+        f"(or: `judge game load {_shown(made.path)}`)"
+    )
+    return 0
+
+
+def _shown(path: Path) -> Path:
+    """``path`` relative to the current directory when it is below it."""
+    try:
+        return path.resolve().relative_to(Path.cwd().resolve())
+    except ValueError:
+        return path
+
+
 def cmd_game_start(args: argparse.Namespace) -> int:
     """``judge game start NAME``: start a game and mail every player."""
     from judge.services.errors import ServiceError
@@ -240,12 +280,11 @@ def cmd_outbox(args: argparse.Namespace) -> int:
 
 def cmd_serve(args: argparse.Namespace) -> int:
     """``judge serve``: receive, process and send mail until SIGTERM or Ctrl-C."""
-    import logging
     import signal
 
-    from judge.runtime.serve import LOG_FORMAT, Server
+    from judge.runtime.serve import Server, configure_logging
 
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging()
     app = _app(args)  # a ConfigError is main()'s to report
     server = Server(
         app, tick=app.judge.settings.tick_seconds, processes=app.judge.settings.worker_processes
@@ -328,6 +367,18 @@ def build_parser() -> argparse.ArgumentParser:
     load = game_sub.add_parser("load", help="create a game from its TOML file or apply edits")
     load.add_argument("file")
     load.set_defaults(func=cmd_game_load)
+    new = game_sub.add_parser(
+        "new", help="write a game file into the games folder from a template (demo)"
+    )
+    new.add_argument("name", help="the new game's name (also its file's: NAME.toml)")
+    new.add_argument(
+        "--from",
+        dest="template",
+        default="demo",
+        metavar="TEMPLATE",
+        help="a template's name (default demo) or a game file's path",
+    )
+    new.set_defaults(func=cmd_game_new)
     start = game_sub.add_parser("start", help="start a game and mail the players")
     start.add_argument("name")
     start.set_defaults(func=cmd_game_start)

@@ -521,6 +521,14 @@ def rules_from_dict(data: Mapping[str, Any]) -> Rules:
 # -- game files -----------------------------------------------------------------------
 
 _NAME = re.compile(r"^[a-z][a-z0-9_-]{0,19}$")
+
+
+def valid_game_name(name: str) -> bool:
+    """Whether ``name`` is a game's name: 1 to 20 lowercase letters, digits, - or _,
+    starting with a letter."""
+    return _NAME.fullmatch(name) is not None
+
+
 _ADDRESS = re.compile(r"^[^@\s<>,;]+@[^@\s<>,;]+$")
 _TIME = re.compile(r"^([01]?\d|2[0-3]):([0-5]\d)$")
 

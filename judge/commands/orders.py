@@ -89,6 +89,7 @@ class Orders(MailCommand):
             except OrderError as err:
                 conversation.reject(piece.text, err.message)
                 continue
+            conversation.activity.orders_taken += 1
             conversation.reply.actions += notes
             # Orders from the player's own sign-on (not the master's BECOME) end civil
             # disorder, once, with the first order kept.

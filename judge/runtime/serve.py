@@ -35,13 +35,14 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Protocol
 
 from judge.config import JudgeSettings
+from judge.db.models import Game, GameStatus
 from judge.db.session import read_only
 from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
 from judge.runtime.sender import SentJournal, deliver_pending
 from judge.services.game_file_watch import load_new_games, reload_configs
-from judge.services.games import due_games, process_game
+from judge.services.games import due_games, find_game, process_game
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
@@ -69,6 +70,19 @@ WORKER_START_SECONDS = 60
 WATCHDOG_SECONDS = 0.25
 
 LOG_FORMAT = "%(asctime)s %(levelname)s %(processName)s %(name)s: %(message)s"
+
+#: Libraries whose INFO lines are protocol chatter (aiosmtpd's every SMTP command and
+#: connection, APScheduler's every job run): the judge's own lines say what happened, so
+#: these show only their warnings.
+QUIET_LOGGERS = ("mail.log", "mail.debug", "apscheduler", "imapclient")
+
+
+def configure_logging(level: int = logging.INFO) -> None:
+    """The log of ``judge serve`` and its worker processes: the judge's lines at
+    ``level`` (a line per message and per phase), the libraries' chatter below it."""
+    logging.basicConfig(level=level, format=LOG_FORMAT)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(max(level, logging.WARNING))
 
 
 def open_journal(settings: JudgeSettings) -> SentJournal | None:
@@ -132,7 +146,7 @@ def _worker_main(
     # a signal here could cut an email off between the server's 250 and its record.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
-    logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+    configure_logging()
     if role == "inbox" and limit_memory(settings.worker_memory_mb):
         log.info("inbox worker memory limited to %d MiB", settings.worker_memory_mb)
     app = open_app(settings, migrate=False)
@@ -240,6 +254,15 @@ def _send_pass(
         log.info("sent %d message(s)", sent)
 
 
+def _after_phase(game: Game | None) -> str:
+    """Where a game stands once a phase is processed, for the log."""
+    if game is None or game.status == GameStatus.FINISHED:
+        return "the game is over"
+    if game.status == GameStatus.PAUSED:
+        return f"now {game.phase}, paused"
+    return f"now {game.phase}"
+
+
 class Server:
     """``judge serve``: start() the parts, stop() them cleanly (SIGTERM calls stop)."""
 
@@ -343,9 +366,17 @@ class Server:
         changed = False
         for name, phase in due:
             with self.app.sessions() as session, session.begin():
+                game = find_game(session, name)
+                deadline = game.deadline if game is not None else None
                 outcome = process_game(session, self.app.judge, name, now, phase=phase)
+                after = _after_phase(game)
             if outcome is not None:
-                log.info("processed %s %s", name, phase)
+                when = (
+                    "at the deadline"
+                    if deadline is None or now >= deadline
+                    else "early (every order in)"
+                )
+                log.info("%s %s processed %s; %s", name, phase, when, after)
                 self.outbox_ready.set()
                 changed = True
         if self.scheduler is not None and (

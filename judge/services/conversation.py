@@ -32,6 +32,7 @@ from judge.mail.decode import (
 from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import deserves_reply, refuse_reason
 from judge.mail.subjects import strip_prefixes
+from judge.services.activity import Activity
 from judge.services.confirmation import queue_confirmation
 from judge.services.confirmation import queue_copies as queue_signed_copies
 from judge.services.context import Judge
@@ -64,8 +65,9 @@ def handle(
     row: InboundMessage,
     now: datetime,
     work: UnitOfWork,
-) -> None:
-    """Read one stored message and queue its reply (the caller holds the transaction).
+) -> str:
+    """Read one stored message and queue its reply (the caller holds the transaction);
+    return what it did in a line for the log (:mod:`judge.services.activity`).
 
     ``work`` is shared by the messages of one transaction (see
     :func:`judge.services.inbound.process_batch`), which writes the order rows it holds
@@ -104,11 +106,11 @@ def handle(
             )  # fmt: skip
             if spent is not None:
                 row.reason = f"{reason}; not answered: {spent}"
-        return
+        return f"ignored mail from {mail.sender or '?'}: {row.reason}"
     if not mail.sender:
         row.state = InboundState.IGNORED
         row.reason = "no sender address to answer"
-        return
+        return f"ignored mail: {row.reason}"
     body = read_body(mail.text, mail.subject)
     commands, _after = parse_commands(list(body.lines), REGISTRY)
     unread = [str(c.error) for c in commands if c.name == UNREAD]
@@ -144,6 +146,8 @@ def handle(
         conversation.finish(row)
         note_reply(work, mail.sender, reply.kind)
     row.state = InboundState.DONE
+    done = conversation.activity.summary(mail.sender, conversation.signed, reply.errors)
+    return done if spent is None else f"{done} (not answered: {spent})"
 
 
 def reply_kind(conversation: Conversation, judge: Judge, understood: bool) -> str:
@@ -227,6 +231,8 @@ class Conversation:
         #: Every sign-on of the message that succeeded, in order: each power signed on
         #: from elsewhere gets a copy of its part (issue 11 item 8).
         self.signons: list[SignOn] = []
+        #: What the message did, for the log line :func:`handle` returns.
+        self.activity = Activity()
 
     # -- lookups ------------------------------------------------------------------
 
@@ -313,6 +319,7 @@ class Conversation:
 
     def run(self, command: Command) -> None:
         """Carry out ``command`` by its registry entry, or refuse it with the reason."""
+        self.activity.began(command.name, self.signed, self.reply.errors)
         entry = self.commands.get(command.name)
         if command.error is not None or entry is None or not entry.available:
             self.reject(

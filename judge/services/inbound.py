@@ -151,10 +151,13 @@ def process_batch(
             work = UnitOfWork(decoded=decoded)
             senders = {row.sender for row in rows.values() if row.sender}
             count_replies(session, judge, senders, now, work)
+            said: list[str] = []
             for inbound_id in inbound_ids:
                 if progress is not None:
                     progress()
-                states[inbound_id] = _process_in(session, judge, rows.get(inbound_id), now, work)
+                states[inbound_id] = _process_in(
+                    session, judge, rows.get(inbound_id), now, work, said
+                )
                 if time.monotonic() - started > budget:
                     break
             # Those left for the next batch were not attempted.
@@ -170,6 +173,7 @@ def process_batch(
             i: process_one(sessions, judge, i, now, count=False, progress=progress)
             for i in inbound_ids
         }
+    _log_done(said)
     return states
 
 
@@ -196,9 +200,11 @@ def process_one(
                 count_replies(session, judge, {row.sender}, now, work)
             if progress is not None:
                 progress()
-            state = _process_in(session, judge, row, now, work)
+            said: list[str] = []
+            state = _process_in(session, judge, row, now, work, said)
             write_changes(session, work)
-            return state
+        _log_done(said)
+        return state
     except Exception as err:
         log.warning("message %d failed", inbound_id, exc_info=True)
         with sessions() as session, session.begin():
@@ -262,13 +268,32 @@ def _test_fault(raw: bytes) -> None:
 
 
 def _process_in(
-    session: Session, judge: Judge, row: InboundMessage | None, now: datetime, work: UnitOfWork
+    session: Session,
+    judge: Judge,
+    row: InboundMessage | None,
+    now: datetime,
+    work: UnitOfWork,
+    said: list[str],
 ) -> str:
-    """Process one message inside the caller's transaction (which fails if it raises)."""
+    """Process one message inside the caller's transaction (which fails if it raises);
+    what it did goes into ``said``, for the log once the transaction is committed."""
     if row is None or row.state in (InboundState.DONE, InboundState.IGNORED, InboundState.PARKED):
         return row.state if row is not None else "missing"
-    handle(session, judge, row, now, work)
+    said.append(handle(session, judge, row, now, work))
     return row.state
+
+
+def _log_done(said: Sequence[str]) -> None:
+    """Log what each message of a committed transaction did, a line each (see
+    :mod:`judge.services.activity`): only what is kept is told.  A line quotes at most a
+    header's value of the message (the reason it was not read): bounded, and on one line."""
+    for line in said:
+        log.info("%s", _CONTROL.sub("?", line[:MAX_LOG_CHARS]))
+
+
+#: The most of one message's log line that is written.
+MAX_LOG_CHARS = 500
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime) -> str:

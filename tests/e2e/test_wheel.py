@@ -36,9 +36,11 @@ from support.netutil import free_port
 from support.servicekit import GAME_FILE
 
 #: What the build reads: the package, the directories mapped into it, the project file.
-SOURCES = ("judge", "templates", "migrations", "pyproject.toml", "README.md")
+SOURCES = ("judge", "templates", "migrations", "config/templates", "pyproject.toml", "README.md")
 #: Packages the build maps in from the top of the checkout.
-MAPPED = {"judge.templates", "judge.migrations", "judge.migrations.versions"}
+MAPPED = {
+    "judge.templates", "judge.game_templates", "judge.migrations", "judge.migrations.versions",
+}  # fmt: skip
 
 ENGLAND_ORDERS = (
     b"From: england@example.org\nTo: judge@example.org\nSubject: orders\n"
@@ -179,6 +181,21 @@ def test_the_installed_judge_plays_a_game_by_injected_mail(venv: Path, tmp_path:
         golden_block("01_gamestart", "england@example.org"),
         golden_block("02_spring_orders", "england@example.org"),
     ]
+
+
+def test_the_installed_judge_writes_the_demo_game_from_its_template(
+    venv: Path, tmp_path: Path
+) -> None:
+    """``judge game new demo`` in a directory that holds nothing of the checkout: the demo
+    template comes from the package, and the game file it writes loads."""
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "judge.toml").write_text('[judge]\naddress = "judge@example.org"\n')
+    made = run([venv / "judge", "game", "new", "demo"], tmp_path)
+    assert made.stdout.splitlines()[0].startswith("wrote config/games/demo.toml from ")
+    written = tmp_path / "config" / "games" / "demo.toml"
+    assert written.read_text() == (ROOT / "config" / "templates" / "demo.toml").read_text()
+    loaded = run([venv / "judge", "--now", "2026-11-23T12:00", "game", "load", written], tmp_path)
+    assert loaded.stdout.splitlines()[0] == "created game demo"
 
 
 def wait_for(check: Callable[[], bool], seconds: float = 20.0) -> None:

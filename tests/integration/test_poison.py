@@ -43,7 +43,7 @@ def poisoned(session, judge, row, *rest):
         hoard = []
         while True:  # a runaway message: ends in MemoryError under the limit
             hoard.append(bytes(64 << 20))  # calloc: address space, not RAM
-    real(session, judge, row, *rest)
+    return real(session, judge, row, *rest)
 
 inbound.handle = poisoned
 print(inbound.process_pending(app.sessions, app.judge, lambda: at("2026-11-23 13:05")))

@@ -4,6 +4,7 @@ local Maildirs, deadlines processed, a clean stop on SIGTERM."""
 from __future__ import annotations
 
 import dataclasses
+import logging
 import os
 import signal
 import smtplib
@@ -120,9 +121,10 @@ def test_a_bounce_is_stored_and_never_answered(served: tuple[App, Server, Clock,
 
 
 def test_deadline_passes_and_the_phase_is_processed(
-    served: tuple[App, Server, Clock, int],
+    served: tuple[App, Server, Clock, int], caplog: pytest.LogCaptureFixture
 ) -> None:
     app, _server, clock, _port = served
+    caplog.set_level(logging.INFO, logger="judge.serve")
     clock.now = at("2026-11-25 20:00") + timedelta(seconds=1)
 
     def processed() -> bool:
@@ -133,6 +135,10 @@ def test_deadline_passes_and_the_phase_is_processed(
     wait_for(
         lambda: any("Movement results for Spring" in m for m in maildir(app, "gm@example.org"))
     )
+    # The log says what was processed, when, and where the game is now.
+    assert "test01 S1901M processed at the deadline; now F1901M" in [
+        r.getMessage() for r in caplog.records if r.name == "judge.serve"
+    ]
 
 
 def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
@@ -174,6 +180,9 @@ def test_judge_serve_starts_and_stops_on_sigterm(tmp_path: Path) -> None:
         assert process.stderr is not None
         log = process.stderr.read()
         assert "broken.toml: not loaded:" in log and "[game] name: expected" in log
+        # A line per message the judge answered; the SMTP library's chatter is not there.
+        assert "judge.services.inbound: HELP from someone@example.net\n" in log
+        assert "mail.log" not in log and "apscheduler" not in log
     finally:
         if process.poll() is None:
             process.kill()

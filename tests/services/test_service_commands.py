@@ -354,10 +354,11 @@ def test_one_failure_in_a_batch_parks_that_message_only(
 
     real = inbound.handle  # type: ignore[attr-defined]
 
-    def sometimes(session: Session, judge: Judge, row: InboundMessage, *rest: Any) -> None:
+    def sometimes(session: Session, judge: Judge, row: InboundMessage, *rest: Any) -> str:
         if row.message_id == "<c2@x>":
             raise RuntimeError("disk on fire")
-        real(session, judge, row, *rest)
+        done: str = real(session, judge, row, *rest)
+        return done
 
     monkeypatch.setattr(inbound, "handle", sometimes)
     body = "SIGNON Etest01 pw-eng\nF Lon-NTH\n"
