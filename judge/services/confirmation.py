@@ -12,6 +12,7 @@ from judge.db.models import Game, InboundMessage, Player
 from judge.engine.notation import parse_order
 from judge.engine.obligations import owed
 from judge.engine.phases import PhaseKind
+from judge.engine.position import Position
 from judge.presenters import (
     adjustment_status,
     echo_lines,
@@ -150,20 +151,11 @@ def _queue_held_notice(
     )  # fmt: skip
 
 
-def confirmation_mail(
-    conversation: Conversation,
-    game: Game,
-    player: Player,
-    copy_note: str | None,
-    part: Reply | None = None,
-    *,
-    for_master: bool = False,
-) -> RenderedMail:
-    """The confirmation of ``player``'s orders as they now stand, with ``part`` of the
-    reply (the whole reply by default) and, for a copy, ``copy_note``; ``for_master``:
-    to the game master acting for the player (the deadline in the game's zone only, not
-    the player's own)."""
-    part = part if part is not None else conversation.reply
+def _order_lines(
+    conversation: Conversation, game: Game, player: Player
+) -> tuple[Position, list[str], list[str], bool]:
+    """``player``'s orders as they now stand: the position, the order lines (canonical,
+    as the confirmation echoes them), what is still missing, and whether complete."""
     board = conversation.map
     position = conversation.position(game)
     # Oldest first: rows written by this message have no id until the flush.
@@ -190,11 +182,38 @@ def confirmation_mail(
         missing = [status] if status else []
     else:
         missing = missing_lines(player.power, list(due.units), board, kind)
-    complete = due.complete
+    return position, echoed, missing, due.complete
+
+
+def entered_orders(conversation: Conversation, game: Game, player: Player) -> str:
+    """A paragraph for the game master's reply: the orders it entered for ``player``
+    (``BECOME``), as the judge now holds them."""
+    position, echoed, missing, complete = _order_lines(conversation, game, player)
+    state = "complete" if complete else "not complete"
+    lines = [f"Orders you entered for {player.power} ({position.phase.code}, {state}):"]
+    lines += [f"  {line}" for line in echoed + [m for m in missing if m not in echoed]]
+    return "\n".join(lines)
+
+
+def confirmation_mail(
+    conversation: Conversation,
+    game: Game,
+    player: Player,
+    copy_note: str | None,
+    part: Reply | None = None,
+    *,
+    for_master: bool = False,
+) -> RenderedMail:
+    """The confirmation of ``player``'s orders as they now stand, with ``part`` of the
+    reply (the whole reply by default) and, for a copy, ``copy_note``; ``for_master``:
+    to the game master acting for the player (the deadline in the game's zone only, not
+    the player's own)."""
+    part = part if part is not None else conversation.reply
+    position, echoed, missing, complete = _order_lines(conversation, game, player)
     zone = game_zone(game, conversation.judge)
     deadline = format_deadline(game.deadline, zone) if game.deadline else "none set"
     own_zone = zone if for_master else player_zone(game, player, conversation.judge)
-    word = kind.word
+    word = position.phase.kind.word
     judge = conversation.judge
     return judge.renderer.render(
         "player/confirm.txt.j2",

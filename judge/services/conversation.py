@@ -33,7 +33,7 @@ from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import deserves_reply, refuse_reason
 from judge.mail.subjects import strip_prefixes
 from judge.services.activity import Activity
-from judge.services.confirmation import queue_confirmation
+from judge.services.confirmation import entered_orders, queue_confirmation
 from judge.services.confirmation import queue_copies as queue_signed_copies
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
@@ -343,6 +343,8 @@ class Conversation:
     def finish(self, row: InboundMessage) -> None:
         """Queue the reply to the sender, and the copies (:meth:`queue_copies`)."""
         signed = self.signed
+        if signed is not None and signed.is_master:
+            self._orders_entered(signed)
         if signed is not None and signed.player is not None and signed.confirms:
             queue_confirmation(self, signed, row)
         else:
@@ -362,6 +364,19 @@ class Conversation:
                 ]  # fmt: skip
             queue_reply(self.session, self.judge, row, self.mail, self.now, self.reply, self.work)
         self.queue_copies(row)
+
+    def _orders_entered(self, last: SignOn) -> None:
+        """The game master's answer shows the orders it entered (``BECOME``) for each
+        power other than the one it answers as (whose confirmation it is), so that no
+        power's orders go unconfirmed to the master who entered them."""
+        # What follows belongs to no power's part: no power's copy shows it.
+        self.end_signon()
+        shown = {last.player.id} if last.player is not None else set()
+        for signed in self.signons:
+            player = signed.player
+            if signed.by_master and player is not None and player.id not in shown:
+                shown.add(player.id)
+                self.reply.paragraphs.append(entered_orders(self, signed.game, player))
 
     def queue_copies(self, row: InboundMessage) -> None:
         """The copies to the registered addresses of the powers signed on as from
