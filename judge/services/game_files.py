@@ -38,6 +38,11 @@ from judge.db.models import Game, GameStatus, Player, PlayerStatus
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
+from judge.services.game_file_passwords import (
+    apply_observer_password,
+    apply_takeover,
+    same_password,
+)
 from judge.services.game_settings import game_zone
 from judge.services.games import (
     current_position,
@@ -45,7 +50,7 @@ from judge.services.games import (
     set_deadline,
     start_game,
 )
-from judge.services.passwords import hash_password, verify_password
+from judge.services.passwords import hash_password
 
 
 @dataclass(frozen=True)
@@ -93,7 +98,7 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
         applied = legacy_applied(session, game, config, judge)
         changes.append("took the players' lines as already applied (loaded by an older judge)")
     record = _apply_settings(game, config, applied, changes)
-    record["observers"] = _apply_observer_password(game, config, applied, changes)
+    record["observers"] = apply_observer_password(game, config, applied, changes)
     settings = dict(game.settings or {})
     settings.pop("rejected_config", None)  # this file is good: a later revert is not refused
     game.settings = settings
@@ -154,13 +159,6 @@ def _legacy_deadline(game: Game, deadline: datetime | None) -> dict[str, Any] | 
     return {"at": deadline.isoformat(), "seq": game.seq if game.deadline == deadline else 0}
 
 
-def _same_password(recorded: str | None, password: str | None) -> bool:
-    """Whether the file's ``password`` is the one whose hash was ``recorded``."""
-    if recorded is None or password is None:
-        return recorded is None and password is None
-    return verify_password(recorded, password)
-
-
 #: Settings stored only while set (see :func:`judge.config.settings_to_json`).
 _STORED_WHEN_SET = frozenset({"hold_over"})
 
@@ -194,7 +192,7 @@ def _apply_settings(
         changes.append(f"game master address {config.master_address}")
     recorded = (master or {}).get("password")
     password = recorded
-    if not _same_password(recorded, config.master_password):
+    if not same_password(recorded, config.master_password):
         password = None
         if config.master_password is not None:
             password = hash_password(config.master_password)
@@ -207,22 +205,6 @@ def _apply_settings(
     }
 
 
-def _apply_observer_password(
-    game: Game, config: GameConfig, applied: dict[str, Any], changes: list[str]
-) -> dict[str, Any]:
-    """Apply the observers' password if the file changed it (kept as a hash only, never
-    readable); the new record of it."""
-    recorded = (applied.get("observers") or {}).get("password")
-    if _same_password(recorded, config.observer_password):
-        return {"password": recorded}
-    if config.observer_password is None:
-        game.observer_password_hash = None
-        changes.append("removed the observers' password")
-        return {"password": None}
-    hashed = hash_password(config.observer_password)
-    game.observer_password_hash = hashed
-    changes.append("set the observers' password")
-    return {"password": hashed}
 def _changed_part(stored: Any, before: Any, new: Any) -> Any:
     """The value a changed key of the file gives the game: ``new``, except for the
     ``deadlines`` (a dict of dicts), where only the fields the file changed since
@@ -293,9 +275,9 @@ def _apply_players(
             "password": player.password_hash or None,
             "timezone": player.timezone,
         }
-        same_password = _same_password(last["password"], seat.password)
+        unchanged = same_password(last["password"], seat.password)
         password_hash: str | None = last["password"]
-        if not same_password:
+        if not unchanged:
             password_hash = hash_password(seat.password) if seat.password else None
         record[seat.power] = {
             "address": seat.address,
@@ -304,10 +286,10 @@ def _apply_players(
         }
         moved = seat.address != last["address"] and seat.address != player.address
         if moved and running:
-            new_password = seat.password if not same_password else None
+            new_password = seat.password if not unchanged else None
             _replace(session, judge, game, player, seat.address, seat.timezone, new_password,
                      changes, news)  # fmt: skip
-        record[seat.power]["takeover"] = _apply_takeover(
+        record[seat.power]["takeover"] = apply_takeover(
             player, last.get("takeover"), seat.takeover, changes
         )
         if moved and running:
@@ -315,7 +297,7 @@ def _apply_players(
         if moved:
             changes.append(f"{seat.power}: address {player.address} -> {seat.address}")
             player.address = seat.address
-        if not same_password and seat.password and password_hash:
+        if not unchanged and seat.password and password_hash:
             player.password_hash = password_hash
             if running:
                 mailings.send_new_password(
@@ -329,20 +311,6 @@ def _apply_players(
             player.timezone = seat.timezone
             changes.append(f"{seat.power}: time zone {seat.timezone}")
     return record
-
-
-def _apply_takeover(
-    player: Player, recorded: str | None, takeover: str | None, changes: list[str]
-) -> str | None:
-    """Set the seat's takeover password when the file's ``takeover`` changed since it was
-    last applied (``recorded``: its hash then); the hash to record.  A takeover password
-    the file no longer names stays (removing a key changes nothing), and one the game
-    master set by mail since stays unless the file's changes."""
-    if _same_password(recorded, takeover) or takeover is None:
-        return recorded if takeover is not None else None
-    player.takeover_hash = hash_password(takeover)
-    changes.append(f"{player.power}: takeover password set")
-    return player.takeover_hash
 
 
 def _replace(
