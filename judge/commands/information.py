@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.preview import master_only
 from judge.presenters import position_report
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone, player_zone
@@ -65,7 +66,9 @@ class List(_GameCommand):
         reply = conversation.reply
         if command.args or conversation.signed is not None:
             game = _named_or_signed(conversation, command)
-            reply.paragraphs.append(_listing(conversation, game))
+            # The master's listing shows every power's orders: never in the copy a
+            # power gets when the master acts for it (BECOME).
+            master_only(conversation, _listing(conversation, game))
             return
         games = all_games(conversation.session)
         if not games:

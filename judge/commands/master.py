@@ -9,6 +9,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.preview import master_part
 from judge.config import deadline_to_json, settings_to_json
 from judge.db.models import GameStatus
 from judge.engine.phases import Phase, PhaseKind
@@ -37,17 +38,18 @@ class Process(MailCommand):
     )
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        # Adjudication reads the orders from the database: the batch's go there first.
-        write_changes(conversation.session, conversation.work)
-        outcome = process_game(
-            conversation.session, conversation.judge, game.name, conversation.now
-        )
-        if outcome is None:
-            raise ServiceError(f"game {game.name} has no phase to process")
-        conversation.reply.actions.append(
-            f"Processed {outcome.before.phase.code}; now {game.phase}."
-        )
+        with master_part(conversation, command):
+            game = conversation.master()
+            # Adjudication reads the orders from the database: the batch's go there first.
+            write_changes(conversation.session, conversation.work)
+            outcome = process_game(
+                conversation.session, conversation.judge, game.name, conversation.now
+            )
+            if outcome is None:
+                raise ServiceError(f"game {game.name} has no phase to process")
+            conversation.reply.actions.append(
+                f"Processed {outcome.before.phase.code}; now {game.phase}."
+            )
 
 
 class Pause(MailCommand):
@@ -64,14 +66,15 @@ class Pause(MailCommand):
     )
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        if game.status != GameStatus.ACTIVE:
-            raise ServiceError(f"game {game.name} is {game.status}, not active")
-        game.status = GameStatus.PAUSED
-        mailings.send_paused(conversation.session, conversation.judge, game, conversation.now)
-        conversation.reply.actions.append(
-            f"Game {game.name} paused. Every player and observer was told."
-        )
+        with master_part(conversation, command):
+            game = conversation.master()
+            if game.status != GameStatus.ACTIVE:
+                raise ServiceError(f"game {game.name} is {game.status}, not active")
+            game.status = GameStatus.PAUSED
+            mailings.send_paused(conversation.session, conversation.judge, game, conversation.now)
+            conversation.reply.actions.append(
+                f"Game {game.name} paused. Every player and observer was told."
+            )
 
 
 class Resume(MailCommand):
@@ -88,28 +91,33 @@ class Resume(MailCommand):
     )
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        if game.status != GameStatus.PAUSED:
-            raise ServiceError(f"game {game.name} is not paused")
-        game.status = GameStatus.ACTIVE
-        now = conversation.now
-        passed = game.deadline is not None and game.deadline <= now
-        if passed:
-            # The deadline passed while paused: the players get a full phase again.
-            position = conversation.position(game)
-            renewed = next_deadline(
-                now, position.phase.kind, game_settings(game), game_zone(game, conversation.judge)
+        with master_part(conversation, command):
+            game = conversation.master()
+            if game.status != GameStatus.PAUSED:
+                raise ServiceError(f"game {game.name} is not paused")
+            game.status = GameStatus.ACTIVE
+            now = conversation.now
+            passed = game.deadline is not None and game.deadline <= now
+            if passed:
+                # The deadline passed while paused: the players get a full phase again.
+                position = conversation.position(game)
+                renewed = next_deadline(
+                    now,
+                    position.phase.kind,
+                    game_settings(game),
+                    game_zone(game, conversation.judge),
+                )
+                set_deadline(conversation.session, game, renewed)
+            when = (
+                format_deadline(game.deadline, game_zone(game, conversation.judge))
+                if game.deadline
+                else "none"
             )
-            set_deadline(conversation.session, game, renewed)
-        when = (
-            format_deadline(game.deadline, game_zone(game, conversation.judge))
-            if game.deadline
-            else "none"
-        )
-        mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
-        conversation.reply.actions.append(
-            f"Game {game.name} resumed; the deadline is {when}. Every player and observer was told."
-        )
+            mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
+            conversation.reply.actions.append(
+                f"Game {game.name} resumed; the deadline is {when}. Every player and observer "
+                "was told."
+            )
 
 
 class SetDeadline(MailCommand):
@@ -135,24 +143,26 @@ class SetDeadline(MailCommand):
         return line.command(self.name, (date_text,))
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        text = " ".join(command.args)
-        try:
-            when = parse_deadline(text, game_zone(game, conversation.judge))
-        except ValueError as err:
-            raise ServiceError(str(err)) from None
-        if when <= conversation.now:
-            raise ServiceError("the new deadline is in the past")
-        set_deadline(conversation.session, game, when)
-        told = ""
-        if game.phase is not None:
-            mailings.send_new_deadline(
-                conversation.session, conversation.judge, game, conversation.now, by_master=True
+        with master_part(conversation, command):
+            game = conversation.master()
+            text = " ".join(command.args)
+            try:
+                when = parse_deadline(text, game_zone(game, conversation.judge))
+            except ValueError as err:
+                raise ServiceError(str(err)) from None
+            if when <= conversation.now:
+                raise ServiceError("the new deadline is in the past")
+            set_deadline(conversation.session, game, when)
+            told = ""
+            if game.phase is not None:
+                mailings.send_new_deadline(
+                    conversation.session, conversation.judge, game, conversation.now, by_master=True
+                )
+                told = " Every player and observer was told."
+            zone = game_zone(game, conversation.judge)
+            conversation.reply.actions.append(
+                f"Deadline set to {format_deadline(when, zone)}.{told}"
             )
-            told = " Every player and observer was told."
-        conversation.reply.actions.append(
-            f"Deadline set to {format_deadline(when, game_zone(game, conversation.judge))}.{told}"
-        )
 
 
 #: The longest grace SET GRACE takes, in hours: the game file's own bound (two weeks).
@@ -195,28 +205,29 @@ class SetGrace(MailCommand):
         return line.command(self.name, (text,))
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        if game.status == GameStatus.FINISHED:
-            raise ServiceError(f"game {game.name} is over: its grace no longer matters")
-        kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
-        settings = game_settings(game)
-        before = settings.deadline(kind)
-        hours = float(command.args[0])
-        word = kind.word.lower()
-        if hours == before.grace:
+        with master_part(conversation, command):
+            game = conversation.master()
+            if game.status == GameStatus.FINISHED:
+                raise ServiceError(f"game {game.name} is over: its grace no longer matters")
+            kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
+            settings = game_settings(game)
+            before = settings.deadline(kind)
+            hours = float(command.args[0])
+            word = kind.word.lower()
+            if hours == before.grace:
+                conversation.reply.actions.append(
+                    f"The grace of {word} phases is already {hours:g} hours; nothing changed."
+                )
+                return
+            deadlines = settings_to_json(settings)["deadlines"]
+            deadlines[word] = deadline_to_json(replace(before, grace=hours))
+            # Only the deadlines are written: the other keys stay as they are stored.
+            game.settings = {**(game.settings or {}), "deadlines": deadlines}
+            mailings.send_grace(
+                conversation.session, conversation.judge, game, conversation.now,
+                kind=kind, grace=hours, old_grace=before.grace,
+            )  # fmt: skip
             conversation.reply.actions.append(
-                f"The grace of {word} phases is already {hours:g} hours; nothing changed."
+                f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}). "
+                "Every player and observer was told."
             )
-            return
-        deadlines = settings_to_json(settings)["deadlines"]
-        deadlines[word] = deadline_to_json(replace(before, grace=hours))
-        # Only the deadlines are written: the other keys stay as they are stored.
-        game.settings = {**(game.settings or {}), "deadlines": deadlines}
-        mailings.send_grace(
-            conversation.session, conversation.judge, game, conversation.now,
-            kind=kind, grace=hours, old_grace=before.grace,
-        )  # fmt: skip
-        conversation.reply.actions.append(
-            f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}). "
-            "Every player and observer was told."
-        )

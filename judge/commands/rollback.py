@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.preview import master_part
 from judge.engine.phases import Phase
 from judge.presenters import format_deadline
 from judge.services.game_settings import game_zone
@@ -59,20 +60,28 @@ class Rollback(MailCommand):
         return line.command(self.name, (code, reason))
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        code, reason = command.args
-        # The batch's orders go to the database first: those of the undone phases are
-        # archived with them.
-        write_changes(conversation.session, conversation.work)
-        done = roll_back(
-            conversation.session, conversation.judge, game, code or None, reason, conversation.now
-        )
-        conversation.work.forget_phases(game)
-        zone = game_zone(game, conversation.judge)
-        assert game.deadline is not None
-        # A paragraph, not an action: the list of seats put back may be long, and actions
-        # are cut short.
-        conversation.reply.paragraphs.append(_report(done, format_deadline(game.deadline, zone)))
+        with master_part(conversation, command):
+            game = conversation.master()
+            code, reason = command.args
+            # The batch's orders go to the database first: those of the undone phases are
+            # archived with them.
+            write_changes(conversation.session, conversation.work)
+            done = roll_back(
+                conversation.session,
+                conversation.judge,
+                game,
+                code or None,
+                reason,
+                conversation.now,
+            )
+            conversation.work.forget_phases(game)
+            zone = game_zone(game, conversation.judge)
+            assert game.deadline is not None
+            # A paragraph, not an action: the list of seats put back may be long, and actions
+            # are cut short.
+            conversation.reply.paragraphs.append(
+                _report(done, format_deadline(game.deadline, zone))
+            )
 
 
 def _report(done: RolledBack, deadline: str) -> str:

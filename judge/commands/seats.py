@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.preview import master_part
 from judge.services import seats
 
 if TYPE_CHECKING:
@@ -35,5 +36,6 @@ class Eject(MailCommand):
         return line.command(self.name, line.args)
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        seats.eject(conversation, game, command.args[0])
+        with master_part(conversation, command):
+            game = conversation.master()
+            seats.eject(conversation, game, command.args[0])

@@ -20,6 +20,7 @@ from judge.commands.base import (
     Malformed,
     is_address,
 )
+from judge.commands.preview import master_part
 from judge.db.models import Game
 from judge.presenters import format_deadline
 from judge.services import seats
@@ -104,10 +105,11 @@ class SetPassword(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         signed = conversation.signed
         if len(command.args) == 2 and signed is not None and signed.is_master:
-            game = conversation.master()
-            power, new = command.args
-            check_new_password(new)
-            seats.set_seat_password(conversation, game, power, new)
+            with master_part(conversation, command):
+                game = conversation.master()
+                power, new = command.args
+                check_new_password(new)
+                seats.set_seat_password(conversation, game, power, new)
             return
         _game, player = conversation.player()
         if len(command.args) == 2:
@@ -178,9 +180,10 @@ class SetAddress(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         if len(command.args) == 2:
-            game = conversation.master()
-            address = _checked_address(conversation, command.args[1])
-            seats.set_seat_address(conversation, game, command.args[0], address)
+            with master_part(conversation, command):
+                game = conversation.master()
+                address = _checked_address(conversation, command.args[1])
+                seats.set_seat_address(conversation, game, command.args[0], address)
             return
         _game, player = conversation.player()
         sender = conversation.mail.sender

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand
+from judge.commands.preview import master_part
 from judge.services.endings import terminate_game
 
 if TYPE_CHECKING:
@@ -33,9 +34,12 @@ class Terminate(MailCommand):
         return line.command(self.name)
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game = conversation.master()
-        position = terminate_game(conversation.session, conversation.judge, game, conversation.now)
-        conversation.reply.actions.append(
-            f"Game {game.name} ended during {position.phase.code}, with no winner; every "
-            "player and observer was told."
-        )
+        with master_part(conversation, command):
+            game = conversation.master()
+            position = terminate_game(
+                conversation.session, conversation.judge, game, conversation.now
+            )
+            conversation.reply.actions.append(
+                f"Game {game.name} ended during {position.phase.code}, with no winner; every "
+                "player and observer was told."
+            )

@@ -394,3 +394,25 @@ def test_the_master_acting_for_a_power_sees_the_deadline_in_the_game_s_zone(
         "The deadline for S1901M is Wed Nov 25 2026 20:00:00 +0000 (Europe/London).\n"
         "In your own time zone that is Wed Nov 25 2026 23:00:00 +0300 (Europe/Moscow).\n"
     )
+
+
+def test_master_commands_after_become_are_never_in_the_power_s_copy(
+    game: tuple[App, Table],
+) -> None:
+    # The master's LIST shows every power's orders and EJECT the ejected player's address:
+    # said while acting for England, they belong to the master's reply, not England's copy.
+    _app, table = game
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nA Par-Bur\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.new_mail()
+    table.send(GM, f"{SIGNON_GM}BECOME England\nF Lon-Eng\nLIST\nEJECT Germany\nA Lvp H\n", LATE)
+    rows = {(r.to_addr, r.kind): r.body for r in table.new_mail()}
+    master, england = rows[(GM, "confirm")], rows[("england@example.org", "copy")]
+    assert "Paris" in master
+    assert "germany@example.org" in master
+    flat = " ".join(england.split())
+    assert "Paris" not in flat and "par-bur" not in flat.lower()
+    assert "germany@example.org" not in flat and "ejected" not in flat
+    # England's own orders, before and after, are in its copy.
+    assert "England: Fleet London -> English Channel." in flat
+    assert "England: Army Liverpool HOLD." in flat
