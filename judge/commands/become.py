@@ -68,7 +68,9 @@ class Become(MailCommand):
                 "for a replacement"
             )
         sender = conversation.mail.sender
-        copy_to = player.address if player.address != sender else None
+        # An ejected player no longer plays the power: no copy of its orders goes to them.
+        ejected = player.ejected_at is not None
+        copy_to = player.address if player.address != sender and not ejected else None
         # Said between the parts: it belongs to no power's copy.
         conversation.end_signon()
         told = f"; {player.address} gets a copy" if copy_to else ""

@@ -416,3 +416,18 @@ def test_master_commands_after_become_are_never_in_the_power_s_copy(
     # England's own orders, before and after, are in its copy.
     assert "England: Fleet London -> English Channel." in flat
     assert "England: Army Liverpool HOLD." in flat
+
+
+def test_become_of_an_ejected_power_sends_the_ejected_player_no_copy(
+    game: tuple[App, Table],
+) -> None:
+    # The ejected player no longer plays Germany: the orders the master enters for the
+    # power in civil disorder are none of theirs.
+    app, table = game
+    table.send(GM, f"{SIGNON_GM}EJECT Germany\n", "2026-11-23 13:00")
+    table.new_mail()
+    table.send(GM, f"{SIGNON_GM}BECOME Germany\nA Ber-Kie\n", LATE)
+    rows = table.new_mail()
+    assert [(r.to_addr, r.kind) for r in rows] == [(GM, "confirm")]
+    assert "Acting for Germany in test01: the lines that follow are Germany's.\n" in rows[0].body
+    assert active_orders(app, "Germany") == ["A ber-kie"]
