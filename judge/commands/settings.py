@@ -111,6 +111,14 @@ class SetPassword(MailCommand):
                 check_new_password(new)
                 seats.set_seat_password(conversation, game, power, new)
             return
+        if signed is not None and signed.by_master and signed.player is not None:
+            # Acting for a power (BECOME): the player's own form would change a password
+            # nobody tells the player.
+            power = signed.player.power
+            raise ServiceError(
+                f"SET PASSWORD: acting for {power}, write 'SET PASSWORD {power} <new>' to "
+                f"reset {power}'s password (its player is told the new one)"
+            )
         _game, player = conversation.player()
         if len(command.args) == 2:
             raise ServiceError(
@@ -185,6 +193,15 @@ class SetAddress(MailCommand):
                 address = _checked_address(conversation, command.args[1])
                 seats.set_seat_address(conversation, game, command.args[0], address)
             return
+        signed = conversation.signed
+        if signed is not None and signed.by_master and signed.player is not None:
+            # Acting for a power (BECOME): the player's own form would move the seat to
+            # the game master's address, unchecked and untold.
+            power = signed.player.power
+            raise ServiceError(
+                f"SET ADDRESS: acting for {power}, write 'SET ADDRESS {power} <address>' to "
+                f"move {power}'s seat (its player is told there)"
+            )
         _game, player = conversation.player()
         sender = conversation.mail.sender
         address = _checked_address(conversation, command.args[0] if command.args else sender)

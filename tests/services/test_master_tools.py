@@ -431,3 +431,32 @@ def test_become_of_an_ejected_power_sends_the_ejected_player_no_copy(
     assert [(r.to_addr, r.kind) for r in rows] == [(GM, "confirm")]
     assert "Acting for Germany in test01: the lines that follow are Germany's.\n" in rows[0].body
     assert active_orders(app, "Germany") == ["A ber-kie"]
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        (
+            "SET ADDRESS",
+            "SET ADDRESS: acting for England, write 'SET ADDRESS England <address>' to move "
+            "England's seat (its player is told there)",
+        ),
+        (
+            "SET PASSWORD new-secret-1",
+            "SET PASSWORD: acting for England, write 'SET PASSWORD England <new>' to reset "
+            "England's password (its player is told the new one)",
+        ),
+    ],
+)
+def test_a_player_s_own_settings_are_refused_to_the_master_acting_for_it(
+    game: tuple[App, Table], line: str, expected: str
+) -> None:
+    # The player's own forms would move England's seat to the master's address, or
+    # change a password nobody tells the player: the master's forms do it right.
+    app, table = game
+    before = player(app, "England")
+    table.send(GM, f"{SIGNON_GM}BECOME England\n{line}\n", LATE)
+    master = table.new_mail()[0].body
+    assert " ".join(expected.split()) in " ".join(master.split())
+    after = player(app, "England")
+    assert (after.address, after.password_hash) == (before.address, before.password_hash)
