@@ -40,6 +40,7 @@ from judge.engine.notation import format_order
 
 __all__ = [
     "adjustment_status",
+    "and_list",
     "centre_report",
     "format_deadline",
     "missing_lines",
@@ -445,6 +446,17 @@ def position_report(position: Position) -> str:
         lines.extend(_dislodged_entry(d, game_map) for d in entries)
     lines.extend(["", *_ownership_lines(position)])
     return "\n".join(lines)
+
+
+def and_list(names: Sequence[str]) -> str:
+    """``a``, ``a and b``, ``a, b and c`` (empty: ``""``): powers or phases in a sentence.
+
+    >>> and_list(["France"]), and_list(["S1901M", "F1901M", "F1901R"])
+    ('France', 'S1901M, F1901M and F1901R')
+    """
+    if len(names) <= 1:
+        return "".join(names)
+    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def next_phase_text(phase: Phase) -> str:

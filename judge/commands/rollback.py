@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
 from judge.commands.preview import master_part
 from judge.engine.phases import Phase
-from judge.presenters import format_deadline
+from judge.presenters import and_list, format_deadline
 from judge.services.game_settings import game_zone
-from judge.services.mailings.rollback import and_list
 from judge.services.rollback import MAX_REASON, RolledBack, roll_back
 from judge.services.unit_of_work import write_changes
 

@@ -30,8 +30,8 @@ class Audience(enum.Enum):
     (a player who resigned still reads how the game goes on)."""
 
     PLAYERS = "players"
-    """The players still in the game: active or in civil disorder, not resigned (a new
-    deadline)."""
+    """The players still in the game: active or in civil disorder, not resigned nor
+    ejected by the game master (a new deadline)."""
 
     ORDERING = "ordering"
     """The players expected to order: active only, since a power in civil disorder holds
@@ -99,6 +99,8 @@ def recipients(session: Session, game: Game, audience: Audience, judge: Judge) -
         players = queries.players_of(session, game.id)
     elif audience is Audience.PLAYERS:
         players = queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED)
+        # An ejected player's seat is open, its power in civil disorder: they are out.
+        players = [p for p in players if p.ejected_at is None]
     else:
         players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
     order = {power: index for index, power in enumerate(standard_map().powers)}

@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PlayerStatus
-from judge.presenters import next_phase_text, results_report
+from judge.presenters import and_list, next_phase_text, results_report
 from judge.services.errors import ServiceError
 from judge.services.games import adjudicate_current, current_phase, no_moves_received
 
@@ -48,7 +48,7 @@ class Preview:
             "",
         ]
         if self.missing:
-            powers = _and(list(self.missing))
+            powers = and_list(list(self.missing))
             lines.append(_fill(f"No orders from {powers}: processed now, that is a missed phase."))
         if self.winner is not None:
             lines.append(f"Processed now, the game would end: {self.winner} would win.")
@@ -79,11 +79,6 @@ def preview(session: Session, game: Game) -> Preview:
         winner=outcome.winner,
         missing=tuple(sorted(missing, key=lambda p: order.get(p, len(order)))),
     )
-
-
-def _and(names: list[str]) -> str:
-    """``A``, ``A and B``, ``A, B and C``."""
-    return ", ".join(names[:-1]) + " and " + names[-1] if len(names) > 1 else "".join(names)
 
 
 def _fill(text: str) -> str:

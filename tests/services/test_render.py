@@ -767,3 +767,13 @@ def test_reply_subject() -> None:
     assert reply_subject("Area: orders") == "Re: Area: orders"
     assert reply_subject("re:x") == "Re: x"
     assert reply_subject("  orders \n more ") == "Re: orders more"
+
+
+def test_a_long_rollback_reason_is_wrapped_like_the_rest_of_the_mail(renderer: Renderer) -> None:
+    # The game master's reason may be 300 characters; it is a paragraph of the mail.
+    reason = " ".join(["Russia's support was entered as a move by mistake"] * 6)
+    mail = renderer.render("all/rollback.txt.j2", **rollback_context(reason=reason))
+    lines = mail.body.splitlines()
+    start = lines.index(next(line for line in lines if line.startswith("Reason: ")))
+    assert max(len(line) for line in lines) <= 76
+    assert " ".join(lines[start : lines.index("", start)]) == f"Reason: {reason}"

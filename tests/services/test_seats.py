@@ -376,3 +376,14 @@ def test_hold_over_goes_back_to_its_default_when_the_file_drops_it(tmp_path: Pat
         report = load_game(session, app.judge, path, at("2026-11-23 13:00"))
     assert report.changes == ("changed the settings (hold_over)",)
     assert game_settings(game_row(app)).hold_over is False
+
+
+def test_an_ejected_player_hears_no_more_news_of_the_game(game: tuple[App, Table]) -> None:
+    # The ejected player is told once (their own mail); a deadline moved after that is
+    # told to the players still in the game, the master and the observers, not to them.
+    _app, table = game
+    table.send("gm@example.org", GM + "EJECT E\n", "2026-11-23 14:00")
+    table.new_mail()
+    table.send("gm@example.org", GM + "SET DEADLINE 2026-11-27 18:00\n", "2026-11-23 15:00")
+    told = [r.to_addr for r in table.new_mail() if "New deadline" in r.subject]
+    assert told == [*OTHERS, "turkey@example.org", "gm@example.org"]

@@ -53,9 +53,7 @@ def to_master(
         queue(session, judge, game, reader, mail, "notice", now)
 
 
-def own_zone(
-    judge: Judge, game: Game, reader: Recipient, when: datetime | None
-) -> str | None:
+def own_zone(judge: Judge, game: Game, reader: Recipient, when: datetime | None) -> str | None:
     """``when`` in ``reader``'s own zone, or None when that is the game's zone anyway."""
     if when is None or reader.zone == game_zone(game, judge):
         return None

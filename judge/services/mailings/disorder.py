@@ -12,12 +12,11 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import Game, Player
 from judge.engine.phases import Phase
-from judge.presenters import format_deadline
+from judge.presenters import and_list, format_deadline
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_zone
 from judge.services.mailings.common import queue, render, signon_line, to_master
-from judge.services.mailings.players import _and_list
 
 __all__ = [
     "send_back_from_disorder",
@@ -94,7 +93,7 @@ def send_late_master(
         phase_code=phase.code,
         phase_text=phase.describe(),
         deadline_game=format_deadline(game.deadline, zone),
-        late_powers=_and_list(list(missing)),
+        late_powers=and_list(list(missing)),
         missing_lines=[line for lines in missing.values() for line in lines],
         process_game=format_deadline(process_at, zone) if process_at else None,
         anonymous=anonymous,
@@ -127,13 +126,13 @@ def send_waiting(
         "anonymous": anonymous,
     }
     if reader.power is None and not reader.observer:
-        mail = render(judge, "gm/waiting.txt.j2", game, **facts, late_powers=_and_list(waited))
+        mail = render(judge, "gm/waiting.txt.j2", game, **facts, late_powers=and_list(waited))
     else:
         mail = render(
             judge, "all/waiting.txt.j2", game, **facts,
             judge_address=judge.settings.address,
             power=reader.power,
-            late_powers=None if anonymous else _and_list(waited),
+            late_powers=None if anonymous else and_list(waited),
             late_count=len(waited),
             waited_for=reader.power in waited,
             signon_line=signon_line(game, reader.power) if reader.power else None,

@@ -12,7 +12,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import Game
 from judge.engine.position import Position
-from judge.presenters import format_deadline, position_report
+from judge.presenters import and_list, format_deadline, position_report
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone
@@ -51,7 +51,7 @@ def send_master_gamestart(
     mail = render(
         judge, "gm/gamestart.txt.j2", game,
         roster=list(roster),
-        generated=_and_list(made),
+        generated=and_list(made),
         anonymous=game_settings(game).anonymous,
         observers=[r.address for r in recipients(session, game, Audience.OBSERVERS, judge)],
         phase_text=position.phase.describe(),
@@ -89,10 +89,3 @@ def send_observers_gamestart(
             position_text=position_report(position),
         )  # fmt: skip
         queue(session, judge, game, reader, mail, "gamestart", now)
-
-
-def _and_list(names: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c`` (empty: ``""``)."""
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"

@@ -14,6 +14,7 @@ from judge.engine.adjudicator import Adjudication
 from judge.engine.phases import Phase
 from judge.engine.position import Position
 from judge.presenters import (
+    and_list,
     format_deadline,
     next_phase_text,
     phase_heading,
@@ -196,7 +197,7 @@ def send_late_others(
         **_process_context(judge, game, due.reader, process_at),
         nothing_needed=not due.order_lines and not due.missing_lines,
         late_count=len(late_powers),
-        late_powers=None if anonymous else _and_list(late_powers),
+        late_powers=None if anonymous else and_list(late_powers),
     )  # fmt: skip
     queue(session, judge, game, due.reader, mail, "late", now)
 
@@ -229,17 +230,6 @@ def _process_context(
 
 def _heading(game: Game, position: Position) -> str:
     return phase_heading(position.phase.kind.word, position.phase, game.name, game.seq)
-
-
-def _and_list(names: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``.
-
-    >>> _and_list(["France"]), _and_list(["France", "Italy", "Turkey"])
-    ('France', 'France, Italy and Turkey')
-    """
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 # -- seats: sign-on locks, passwords, replacements ---------------------------------------

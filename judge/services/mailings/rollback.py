@@ -12,13 +12,13 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import Game
 from judge.engine.position import Position
-from judge.presenters import format_deadline, position_report
+from judge.presenters import and_list, format_deadline, position_report
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_zone
 from judge.services.mailings.common import own_zone, queue, render, signon_line
 
-__all__ = ["OrdersInForce", "RollbackNews", "and_list", "send_rollback"]
+__all__ = ["OrdersInForce", "RollbackNews", "send_rollback"]
 
 
 @dataclass(frozen=True)
@@ -44,17 +44,6 @@ class RollbackNews:
     reason: str
     paused: bool
     orders: Mapping[str, OrdersInForce]
-
-
-def and_list(names: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``.
-
-    >>> and_list(["S1901M"]), and_list(["S1901M", "F1901M", "F1901R"])
-    ('S1901M', 'S1901M, F1901M and F1901R')
-    """
-    if len(names) <= 1:
-        return "".join(names)
-    return f"{', '.join(names[:-1])} and {names[-1]}"
 
 
 def send_rollback(
