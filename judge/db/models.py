@@ -165,8 +165,9 @@ class Game(Base):
     #: How a finished game without a winner ended: "terminated" (the game master's
     #: TERMINATE); the draw and concession votes add their own.  None while it runs.
     ending: Mapped[str | None] = mapped_column(String)
-    #: Whether and how observers may watch: "open", "password" or "none" (the game
-    #: file's ``observers``), and the argon2 hash of the observers' password.
+    #: The argon2 hash of the observers' password (the game file's
+    #: ``observer_password``), asked when the game's ``observers`` setting (kept in
+    #: ``settings``: "open", "password" or "none") is "password".
     observer_password_hash: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import Observers
 from judge.db import queries
-from judge.db.models import Game, GameStatus, Observer, PlayerStatus, SignonGuard
+from judge.db.models import Game, GameStatus, Observer, PlayerStatus
 from judge.presenters import format_deadline, position_report
 from judge.render import fill
 from judge.services.context import Judge
@@ -23,12 +23,7 @@ from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
 from judge.services.games import current_position
 from judge.services.passwords import verify_password
-from judge.services.signons import (
-    SIGNON_FAILURE_WINDOW,
-    SIGNON_LOCKOUT,
-    SIGNON_MAX_FAILURES,
-    _guard,
-)
+from judge.services.signons import SIGNON_MAX_FAILURES, _guard, count_wrong
 from judge.services.unit_of_work import UnitOfWork
 
 __all__ = [
@@ -178,16 +173,7 @@ def _check_password(
         )
     if verify_password(game.observer_password_hash or "", password):
         return
-    if guard is None:
-        guard = SignonGuard(game_id=game.id, seat=OBSERVER_SEAT, registered=False, failures=0)
-        session.add(guard)
-        work.guards[(game.id, OBSERVER_SEAT, False)] = guard
-    if guard.window_start is None or now - guard.window_start >= SIGNON_FAILURE_WINDOW:
-        guard.window_start, guard.failures = now, 0
-    guard.failures += 1
-    if guard.failures >= SIGNON_MAX_FAILURES:
-        guard.locked_until = now + SIGNON_LOCKOUT
-        guard.window_start, guard.failures = None, 0
+    count_wrong(session, work, game, OBSERVER_SEAT, False, guard, now)
     raise PasswordRefused(
         f"wrong observers' password for {game.name}: it is the one its game master gave you"
     )

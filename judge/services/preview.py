@@ -9,7 +9,6 @@ reply only.
 
 from __future__ import annotations
 
-import textwrap
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -17,6 +16,7 @@ from sqlalchemy.orm import Session
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PlayerStatus
 from judge.presenters import and_list, next_phase_text, results_report
+from judge.render import fill
 from judge.services.errors import ServiceError
 from judge.services.games import adjudicate_current, current_phase, no_moves_received
 
@@ -49,7 +49,7 @@ class Preview:
         ]
         if self.missing:
             powers = and_list(list(self.missing))
-            lines.append(_fill(f"No orders from {powers}: processed now, that is a missed phase."))
+            lines.append(fill(f"No orders from {powers}: processed now, that is a missed phase."))
         if self.winner is not None:
             lines.append(f"Processed now, the game would end: {self.winner} would win.")
         elif self.next_phase is not None:
@@ -79,8 +79,3 @@ def preview(session: Session, game: Game) -> Preview:
         winner=outcome.winner,
         missing=tuple(sorted(missing, key=lambda p: order.get(p, len(order)))),
     )
-
-
-def _fill(text: str) -> str:
-    """``text`` in lines of at most 76 characters, broken at spaces."""
-    return textwrap.fill(text, 76, break_long_words=False, break_on_hyphens=False)

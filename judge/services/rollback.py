@@ -10,8 +10,9 @@ HISTORY shows (:mod:`judge.services.listings`).
 
 Processing a phase changes each seat's missed count, civil disorder and WAIT; the phase's
 results keep the seats as they stood (:func:`judge.services.games.seat_states`), and they
-are put back from there.  A resignation or a takeover is a player's act, not the
-processing's: it stays (a seat held by another address since is left alone).
+are put back from there.  A resignation or a takeover is a player's act, and an ejection
+the game master's, not the processing's: they stay (a seat held by another address since,
+or whose player was ejected, is left alone).
 """
 
 from __future__ import annotations
@@ -233,6 +234,8 @@ def _restore_seats(players: Sequence[Player], seats: Mapping[str, Any]) -> tuple
         before = seats.get(player.power)
         if not isinstance(before, dict) or player.status not in _PROCESSING_STATUSES:
             continue
+        if player.ejected_at is not None:
+            continue  # ejected: the seat stays open (in civil disorder) until taken over
         if before.get("address", player.address) != player.address:
             continue  # taken over since: the new player's seat is their own
         changes: list[str] = []

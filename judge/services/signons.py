@@ -27,6 +27,7 @@ __all__ = [
     "SignOn",
     "check_hashes",
     "check_password",
+    "count_wrong",
     "wrong_password",
 ]
 
@@ -182,6 +183,33 @@ def wrong_password(game: Game, player: Player | None) -> str:
     )
 
 
+def count_wrong(
+    session: Session,
+    work: UnitOfWork,
+    game: Game,
+    seat: str,
+    registered: bool,
+    guard: SignonGuard | None,
+    now: datetime,
+) -> bool:
+    """Count a wrong password for ``seat`` (a power, "M" for the game master, or the
+    observers' seat) from this kind of sender, in ``guard`` (made when None); the last
+    one allowed within :data:`SIGNON_FAILURE_WINDOW` locks it for
+    :data:`SIGNON_LOCKOUT` and the count starts again.  Whether it locked it."""
+    if guard is None:
+        guard = SignonGuard(game_id=game.id, seat=seat, registered=registered, failures=0)
+        session.add(guard)
+        work.guards[(game.id, seat, registered)] = guard
+    if guard.window_start is None or now - guard.window_start >= SIGNON_FAILURE_WINDOW:
+        guard.window_start, guard.failures = now, 0
+    guard.failures += 1
+    if guard.failures < SIGNON_MAX_FAILURES:
+        return False
+    guard.locked_until = now + SIGNON_LOCKOUT
+    guard.window_start, guard.failures = None, 0
+    return True
+
+
 def _guard(
     session: Session, work: UnitOfWork, game: Game, seat: str, registered: bool
 ) -> SignonGuard | None:
@@ -208,20 +236,11 @@ def _count_failure(
 ) -> None:
     """Count a wrong password; the last one allowed locks the seat's sign-ons of this
     kind for :data:`SIGNON_LOCKOUT`, and the game master and the player are told."""
-    if guard is None:
-        guard = SignonGuard(game_id=game.id, seat=seat, registered=registered, failures=0)
-        session.add(guard)
-        work.guards[(game.id, seat, registered)] = guard
-    if guard.window_start is None or now - guard.window_start >= SIGNON_FAILURE_WINDOW:
-        guard.window_start, guard.failures = now, 0
-    guard.failures += 1
-    if guard.failures < SIGNON_MAX_FAILURES:
+    if not count_wrong(session, work, game, seat, registered, guard, now):
         return
-    # Locked: the count starts again when the lockout ends.  Told once per lockout.
-    guard.locked_until = now + SIGNON_LOCKOUT
-    guard.window_start, guard.failures = None, 0
+    # Locked just now: told once per lockout.
     mailings.send_signon_locked(
         session, judge, game, player, now,
         failures=SIGNON_MAX_FAILURES, sender=sender, registered=registered,
-        until=guard.locked_until,
+        until=now + SIGNON_LOCKOUT,
     )  # fmt: skip

@@ -22,9 +22,7 @@ from benchmarks.random_games import play_game
 from judge.engine.orders import SupportMove
 from judge.engine.rules import Rules
 
-ANSWERS: dict[str, Any] = json.loads(
-    (DATA / "diplomacy_minimal_answers.json").read_text()
-)
+ANSWERS: dict[str, Any] = json.loads((DATA / "diplomacy_minimal_answers.json").read_text())
 
 
 def phase_diff(doc: dict[str, Any], theirs: dict[str, Any], rules: Rules) -> diff_run.PhaseDiff:

@@ -320,3 +320,21 @@ def test_a_finished_game_goes_on_and_a_paused_one_stays_paused(game: tuple[App, 
     assert (
         "The game is paused: no phase is processed until the game master resumes it.\n"
     ) in rows[0].body
+
+
+def test_an_ejected_seat_stays_open_after_a_rollback(game: tuple[App, Table]) -> None:
+    # An ejection is the game master's act, not the processing's: rolling back past it
+    # must not make the seat active again (its password is emptied, so nobody could
+    # then sign on to it, nor take it over).
+    app, table = game
+    table.process("2026-11-25 20:00")
+    table.send(GM, SIGNON_GM + "EJECT France\n", "2026-11-26 08:00")
+    table.new_mail()
+    table.send(GM, SIGNON_GM + "ROLLBACK\n", "2026-11-26 09:00")
+    gm_reply = table.new_mail()[-1].body
+    assert "Put back: France" not in gm_reply
+    france = player(app, "France")
+    assert (france.status, france.ejected_at) == (
+        PlayerStatus.CIVIL_DISORDER,
+        at("2026-11-26 08:00"),
+    )
