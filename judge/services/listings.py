@@ -236,7 +236,7 @@ def _seats(
             SeatLine(
                 power=player.power,
                 address=None if hidden else player.address,
-                status=str(player.status).replace("_", " "),
+                status=_seat_status(player),
                 orders=state if active and not hidden else None,
                 late=for_master and active and late_now and not complete,
                 wait=for_master and player.wait,
@@ -273,6 +273,15 @@ def _orders_of(
         missing = tuple(missing_lines(power, list(due.units), board, kind))
     state = "complete" if due.complete else "partly in" if given else "none yet"
     return state, due.complete, lines, missing
+
+
+def _seat_status(player: Player) -> str:
+    """The seat's status as LIST shows it: "ejected" for a player the game master ejected
+    (the stored status is civil disorder: the seat is open, its units hold), else the
+    stored status, its underscores as spaces."""
+    if player.ejected_at is not None:
+        return "ejected"
+    return str(player.status).replace("_", " ")
 
 
 def _absence(player: Player, now: datetime, zone: str) -> tuple[str, str] | None:

@@ -114,3 +114,12 @@ def test_list_without_a_game_still_lists_the_games(game: tuple[App, Table]) -> N
     _app, table = game
     table.send("stranger@example.net", "LIST\n", "2026-11-24 10:00")
     assert "Games on this judge:\n  test01: active, S1901M\n" in answer(table)
+
+
+def test_list_shows_an_ejected_seat_as_ejected(game: tuple[App, Table]) -> None:
+    _app, table = game
+    table.send("gm@example.org", GM + "EJECT Germany\n", "2026-11-23 14:00")
+    table.new_mail()
+    table.send("someone@example.net", "LIST test01\n", "2026-11-23 14:05")
+    [line] = [line for line in answer(table).splitlines() if line.startswith("  Germany")]
+    assert line == "  Germany  germany@example.org ejected"
