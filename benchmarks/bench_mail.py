@@ -207,9 +207,11 @@ def write_settings(
         f'address = "{JUDGE_ADDRESS}"\n'
         f'var_dir = "{directory / "var"}"\n'
         f'database_url = "{database_url}"\n'
-        # The default (30 replies per sender an hour) is a loop guard that would hold back
-        # all but the first 30 confirmations to each power.
+        # The defaults (30 replies per sender an hour, 100 to a signed-on sender) are loop
+        # guards that would hold back all but the first 30 or 100 confirmations to each
+        # power: 1,000 messages from seven powers are some 143 each.
         "replies_per_hour = 1000000\n"
+        "signed_replies_per_hour = 1000000\n"
         "\n[smtp]\n"
         f'host = "{sink.host}"\n'
         f"port = {sink.port}\n"
