@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -37,8 +38,10 @@ from judge.engine import (
     Waive,
 )
 from judge.engine.notation import format_order
+from judge.engine.obligations import Owed
 
 __all__ = [
+    "OrderStanding",
     "adjustment_status",
     "and_list",
     "centre_report",
@@ -46,6 +49,7 @@ __all__ = [
     "missing_lines",
     "next_phase_text",
     "order_lines",
+    "order_standing",
     "phase_heading",
     "position_report",
     "results_report",
@@ -410,6 +414,42 @@ def adjustment_status(power: str, owed: int, ordered: int, places: int | None = 
 
 
 # -- positions ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class OrderStanding:
+    """Where one power stands with its orders of a phase, as every mail shows it."""
+
+    #: Its orders (and the moves they imply), a line each, as the confirmation echoes them.
+    order_lines: tuple[str, ...]
+    #: What it still has to order: unordered units a line each, or (adjustments) where it
+    #: stands with its builds or removals.
+    missing_lines: tuple[str, ...]
+    #: Whether it has ordered all it owes (:func:`judge.engine.obligations.owed`).
+    complete: bool
+
+
+def order_standing(position: Position, due: Owed, given: Sequence[Order]) -> OrderStanding:
+    """``due.power``'s standing in ``position``'s phase, having given ``given`` (``due``
+    is :func:`judge.engine.obligations.owed` of them): the confirmation, the reminders and
+    late notices, the rollback's news and the game master's LIST all show this."""
+    power, board, kind = due.power, position.map, position.phase.kind
+    # Orders for other powers' units (proxies allowed) say what they depend on.
+    owners = {
+        o.province: unit.power
+        for o in given
+        if kind is PhaseKind.MOVEMENT
+        and (unit := position.units.get(o.province)) is not None
+        and unit.power != power
+    }
+    lines = tuple(echo_lines(power, given, due.implied, board, owners))
+    if kind is PhaseKind.ADJUSTMENT:
+        missing: tuple[str, ...] = (
+            adjustment_status(power, due.adjustment, due.ordered, due.places),
+        )
+    else:
+        missing = tuple(missing_lines(power, list(due.units), board, kind))
+    return OrderStanding(lines, missing, due.complete)
 
 
 def _dislodged_entry(entry: Dislodged, game_map: Map) -> str:

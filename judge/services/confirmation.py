@@ -11,15 +11,8 @@ from judge.db import queries
 from judge.db.models import Game, InboundMessage, Player
 from judge.engine.notation import parse_order
 from judge.engine.obligations import owed
-from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
-from judge.presenters import (
-    adjustment_status,
-    echo_lines,
-    format_deadline,
-    missing_lines,
-    phase_heading,
-)
+from judge.presenters import format_deadline, order_standing, phase_heading
 from judge.render import RenderedMail
 from judge.services.game_settings import game_zone, player_zone
 from judge.services.outbox import queue_mail
@@ -168,21 +161,8 @@ def _order_lines(
     orders = [parse_order(o.canonical or "", board, kind) for o in active]
     orders.sort(key=lambda o: board.province_name.get(o.province, o.location))
     due = owed(position, player.power, orders, conversation.rules(game))
-    # Orders for other powers' units (proxies allowed) say what they depend on.
-    owners = {
-        o.province: unit.power
-        for o in orders
-        if kind is PhaseKind.MOVEMENT
-        and (unit := position.units.get(o.province)) is not None
-        and unit.power != player.power
-    }
-    echoed = echo_lines(player.power, orders, due.implied, board, owners)
-    if kind is PhaseKind.ADJUSTMENT:
-        status = adjustment_status(player.power, due.adjustment, due.ordered, due.places)
-        missing = [status] if status else []
-    else:
-        missing = missing_lines(player.power, list(due.units), board, kind)
-    return position, echoed, missing, due.complete
+    standing = order_standing(position, due, orders)
+    return position, list(standing.order_lines), list(standing.missing_lines), standing.complete
 
 
 def entered_orders(conversation: Conversation, game: Game, player: Player) -> str:

@@ -16,10 +16,9 @@ from judge.db import queries
 from judge.db.models import Game, GameStatus, Player, PlayerStatus, Rollback
 from judge.engine.obligations import owed, powers_owing
 from judge.engine.orders import Order
-from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.presenters import adjustment_status, echo_lines, format_deadline, missing_lines
+from judge.presenters import format_deadline, order_standing
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone
 from judge.services.games import current_position, phase_orders
@@ -255,24 +254,10 @@ def _orders_of(
     as its confirmation echoes them) and what is still missing, a line each."""
     if not owes and not given:
         return "not needed", True, (), ()
-    due = owed(position, power, given, rules)
-    board = position.map
-    kind = position.phase.kind
-    owners = {
-        o.province: unit.power
-        for o in given
-        if kind is PhaseKind.MOVEMENT
-        and (unit := position.units.get(o.province)) is not None
-        and unit.power != power
-    }
-    lines = tuple(echo_lines(power, given, due.implied, board, owners))
-    if kind is PhaseKind.ADJUSTMENT:
-        status = adjustment_status(power, due.adjustment, due.ordered, due.places)
-        missing: tuple[str, ...] = (status,) if status else ()
-    else:
-        missing = tuple(missing_lines(power, list(due.units), board, kind))
-    state = "complete" if due.complete else "partly in" if given else "none yet"
-    return state, due.complete, lines, missing
+    standing = order_standing(position, owed(position, power, given, rules), given)
+    lines, missing = standing.order_lines, standing.missing_lines
+    state = "complete" if standing.complete else "partly in" if given else "none yet"
+    return state, standing.complete, lines, missing
 
 
 def _seat_status(player: Player) -> str:

@@ -35,11 +35,7 @@ from judge.engine.obligations import Owed, owed
 from judge.engine.orders import Order
 from judge.engine.phases import PhaseKind
 from judge.engine.position import Position
-from judge.presenters import (
-    adjustment_status,
-    echo_lines,
-    missing_lines,
-)
+from judge.presenters import order_standing
 from judge.services import mailings
 from judge.services.audience import Audience, Recipient, recipients
 from judge.services.context import Judge
@@ -85,13 +81,11 @@ def standings(session: Session, game: Game) -> dict[str, Standing]:
 
 def _standing(position: Position, due: Owed, given: list[Order]) -> Standing:
     """Where ``due.power`` stands, having given ``given``."""
-    power = due.power
-    echoed = tuple(echo_lines(power, given, due.implied, position.map))
-    if position.phase.kind is PhaseKind.ADJUSTMENT:
-        status = adjustment_status(power, due.adjustment, due.ordered, due.places)
-        return Standing(power, echoed, (status,) if due.adjustment else (), due.complete)
-    missing = missing_lines(power, list(due.units), position.map, position.phase.kind)
-    return Standing(power, echoed, tuple(missing), due.complete)
+    standing = order_standing(position, due, given)
+    # A power with no builds or removals to make is owed nothing: no line says so.
+    owes = position.phase.kind is not PhaseKind.ADJUSTMENT or due.adjustment != 0
+    missing = standing.missing_lines if owes else ()
+    return Standing(due.power, standing.order_lines, missing, standing.complete)
 
 
 # -- the services ---------------------------------------------------------------------
