@@ -5,20 +5,16 @@ following the game (see :mod:`judge.services.mailings.schedule`)."""
 from __future__ import annotations
 
 import re
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
 from judge.commands.preview import master_part
-from judge.config import deadline_to_json, settings_to_json
-from judge.db.models import GameStatus
-from judge.engine.phases import Phase, PhaseKind
 from judge.presenters import format_deadline
-from judge.services import mailings
-from judge.services.deadlines import next_deadline, parse_deadline
+from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_settings, game_zone
-from judge.services.games import process_game, set_deadline
+from judge.services.game_settings import game_zone
+from judge.services.games import process_game
+from judge.services.schedule import move_deadline, pause_game, resume_game, set_grace
 from judge.services.unit_of_work import write_changes
 
 if TYPE_CHECKING:
@@ -68,10 +64,7 @@ class Pause(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         with master_part(conversation, command):
             game = conversation.master()
-            if game.status != GameStatus.ACTIVE:
-                raise ServiceError(f"game {game.name} is {game.status}, not active")
-            game.status = GameStatus.PAUSED
-            mailings.send_paused(conversation.session, conversation.judge, game, conversation.now)
+            pause_game(conversation.session, conversation.judge, game, conversation.now)
             conversation.reply.actions.append(
                 f"Game {game.name} paused. Every player and observer was told."
             )
@@ -93,27 +86,12 @@ class Resume(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         with master_part(conversation, command):
             game = conversation.master()
-            if game.status != GameStatus.PAUSED:
-                raise ServiceError(f"game {game.name} is not paused")
-            game.status = GameStatus.ACTIVE
-            now = conversation.now
-            passed = game.deadline is not None and game.deadline <= now
-            if passed:
-                # The deadline passed while paused: the players get a full phase again.
-                position = conversation.position(game)
-                renewed = next_deadline(
-                    now,
-                    position.phase.kind,
-                    game_settings(game),
-                    game_zone(game, conversation.judge),
-                )
-                set_deadline(conversation.session, game, renewed)
+            resume_game(conversation.session, conversation.judge, game, conversation.now)
             when = (
                 format_deadline(game.deadline, game_zone(game, conversation.judge))
                 if game.deadline
                 else "none"
             )
-            mailings.send_resumed(conversation.session, conversation.judge, game, now, fresh=passed)
             conversation.reply.actions.append(
                 f"Game {game.name} resumed; the deadline is {when}. Every player and observer "
                 "was told."
@@ -150,15 +128,10 @@ class SetDeadline(MailCommand):
                 when = parse_deadline(text, game_zone(game, conversation.judge))
             except ValueError as err:
                 raise ServiceError(str(err)) from None
-            if when <= conversation.now:
-                raise ServiceError("the new deadline is in the past")
-            set_deadline(conversation.session, game, when)
-            told = ""
-            if game.phase is not None:
-                mailings.send_new_deadline(
-                    conversation.session, conversation.judge, game, conversation.now, by_master=True
-                )
-                told = " Every player and observer was told."
+            moved = move_deadline(
+                conversation.session, conversation.judge, game, when, conversation.now
+            )
+            told = " Every player and observer was told." if moved else ""
             zone = game_zone(game, conversation.judge)
             conversation.reply.actions.append(
                 f"Deadline set to {format_deadline(when, zone)}.{told}"
@@ -207,27 +180,17 @@ class SetGrace(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         with master_part(conversation, command):
             game = conversation.master()
-            if game.status == GameStatus.FINISHED:
-                raise ServiceError(f"game {game.name} is over: its grace no longer matters")
-            kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
-            settings = game_settings(game)
-            before = settings.deadline(kind)
             hours = float(command.args[0])
+            kind, before = set_grace(
+                conversation.session, conversation.judge, game, hours, conversation.now
+            )
             word = kind.word.lower()
-            if hours == before.grace:
+            if hours == before:
                 conversation.reply.actions.append(
                     f"The grace of {word} phases is already {hours:g} hours; nothing changed."
                 )
                 return
-            deadlines = settings_to_json(settings)["deadlines"]
-            deadlines[word] = deadline_to_json(replace(before, grace=hours))
-            # Only the deadlines are written: the other keys stay as they are stored.
-            game.settings = {**(game.settings or {}), "deadlines": deadlines}
-            mailings.send_grace(
-                conversation.session, conversation.judge, game, conversation.now,
-                kind=kind, grace=hours, old_grace=before.grace,
-            )  # fmt: skip
             conversation.reply.actions.append(
-                f"The grace of {word} phases is now {hours:g} hours (it was {before.grace:g}). "
+                f"The grace of {word} phases is now {hours:g} hours (it was {before:g}). "
                 "Every player and observer was told."
             )
