@@ -1,6 +1,6 @@
 """The game master's commands: PROCESS, PAUSE, RESUME, SET DEADLINE and SET GRACE (after
 ``SIGNON M<game> <password>``).  Every change of the clock is mailed to everyone still
-following the game (see :mod:`judge.services.mailings.schedule`)."""
+following the game (:mod:`judge.services.schedule`)."""
 
 from __future__ import annotations
 

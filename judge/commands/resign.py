@@ -6,9 +6,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, MailCommand
-from judge.db.models import PlayerStatus
-from judge.services import mailings
 from judge.services.observers import stop_watching, stopped
+from judge.services.seats import resign
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -39,15 +38,9 @@ class Resign(MailCommand):
             conversation.signon_refused()
             return
         game, player = conversation.player()
-        player.status = PlayerStatus.RESIGNED
-        player.wait = False
-        session, judge, now = conversation.session, conversation.judge, conversation.now
-        signed = conversation.signed
         # Resigned from another address: the registered one hears of it too.
         also = signed.copy_to if signed is not None else None
-        mailings.send_player_resigned(session, judge, game, player, now)
-        if game.phase is not None:  # a game that has not started has no seat to take over
-            mailings.send_seat_open(session, judge, game, player, now, ejected=False, also=also)
+        resign(conversation.session, conversation.judge, game, player, conversation.now, also)
         # The answer is a plain reply (no order block): nothing after this is done for
         # the power (see Conversation.player).
         conversation.reply.actions.append(

@@ -6,7 +6,6 @@ SET TIMEZONE, SET ABSENCE and SET NOABSENCE.  (The game master's SET DEADLINE is
 from __future__ import annotations
 
 import re
-from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
@@ -21,16 +20,13 @@ from judge.commands.base import (
     is_address,
 )
 from judge.commands.preview import master_part
-from judge.db.models import Game
 from judge.presenters import format_deadline
 from judge.services import seats
-from judge.services.context import Judge
 from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError
-from judge.services.game_settings import game_settings, game_zone, player_zone
-from judge.services.games import respect_absences
-from judge.services.mailings import send_new_deadline
+from judge.services.game_settings import game_zone, player_zone
 from judge.services.passwords import MAX_PASSWORD_LENGTH, MIN_PASSWORD_LENGTH, hash_password
+from judge.services.schedule import MAX_ABSENCE_DAYS, MAX_ABSENCES, declare_absence
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -61,12 +57,6 @@ FAMILY = Family(
 
 #: The longest address SMTP carries (RFC 5321: a 256-octet path less its brackets).
 MAX_ADDRESS_LENGTH = 254
-
-
-#: Absences are bounded, as judges do: the length of one, in days ...
-MAX_ABSENCE_DAYS = 14
-#: ... and how many a player may take in a game.
-MAX_ABSENCES = 3
 
 
 class SetPassword(MailCommand):
@@ -346,15 +336,9 @@ class SetAbsence(MailCommand):
             end = parse_deadline(_with_time(command.args[1], "23:59"), zone)
         except ValueError as err:
             raise ServiceError(str(err)) from None
-        if end <= start or end <= conversation.now:
-            raise ServiceError("the absence must end after it starts, and in the future")
-        if end - start > timedelta(days=MAX_ABSENCE_DAYS):
-            raise ServiceError(f"an absence may last at most {MAX_ABSENCE_DAYS} days")
-        if player.absences_used >= MAX_ABSENCES:
-            raise ServiceError(f"you have used all {MAX_ABSENCES} absences allowed in a game")
-        player.absence_from, player.absence_to = start, end
-        player.absences_used += 1
-        moved = respect_absences(conversation.session, game)
+        moved = declare_absence(
+            conversation.session, judge, game, player, start, end, conversation.now
+        )
         conversation.reply.actions.append(
             f"Absence noted from {format_deadline(start, zone)} to {format_deadline(end, zone)}."
             + (
@@ -364,23 +348,6 @@ class SetAbsence(MailCommand):
                 else ""
             )
         )
-        if moved and game.deadline:
-            # Never a silent move: every player, the master and the observers hear of it.
-            send_new_deadline(
-                conversation.session, judge, game, conversation.now,
-                reason=_absence_reason(game, player.power, start, end, judge),
-            )  # fmt: skip
-
-
-def _absence_reason(game: Game, power: str, start: datetime, end: datetime, judge: Judge) -> str:
-    """Why the deadline moved, in the game's zone (no power named in an anonymous game)."""
-    zone = game_zone(game, judge)
-    who = "A player" if game_settings(game).anonymous else power
-    return (
-        f"{who} has said (SET ABSENCE) they will be away from {format_deadline(start, zone)} "
-        f"to {format_deadline(end, zone)}, and the deadline fell in that time: it moves to "
-        "the end of the absence."
-    )
 
 
 class SetNoabsence(MailCommand):

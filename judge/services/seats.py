@@ -37,6 +37,7 @@ __all__ = [
     "eject",
     "hold_over",
     "is_open",
+    "resign",
     "seat_of",
     "set_seat_address",
     "set_seat_password",
@@ -57,6 +58,20 @@ def why_open(player: Player) -> str:
     if player.status == PlayerStatus.RESIGNED:
         return "its player resigned"
     return "its player missed two phases in a row and it is in civil disorder"
+
+
+def resign(
+    session: Session, judge: Judge, game: Game, player: Player, now: datetime, also: str | None
+) -> None:
+    """``player`` leaves ``game``: the seat is open (its units hold until a new player
+    takes it over); the game master is told, and once the game has started everyone else
+    following it (``also``: the registered address, when the player resigned from
+    another)."""
+    player.status = PlayerStatus.RESIGNED
+    player.wait = False
+    mailings.send_player_resigned(session, judge, game, player, now)
+    if game.phase is not None:  # a game that has not started has no seat to take over
+        mailings.send_seat_open(session, judge, game, player, now, ejected=False, also=also)
 
 
 def _running(game: Game) -> None:
