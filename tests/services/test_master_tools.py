@@ -112,6 +112,28 @@ def test_become_by_initial_switches_power_and_signon_ends_it(game: tuple[App, Ta
     ) in master
 
 
+def test_the_master_is_shown_the_orders_entered_for_every_power_it_became(
+    game: tuple[App, Table],
+) -> None:
+    # The answer is France's confirmation (the last BECOME); England's orders, entered
+    # earlier in the message, are listed for the master too, and never in France's copy.
+    _app, table = game
+    table.send(GM, f"{SIGNON_GM}BECOME England\nF Lon H\nBECOME France\nA Par H\n", LATE)
+    master, england, france = table.new_mail()
+    assert (master.to_addr, england.to_addr, france.to_addr) == (
+        GM, "england@example.org", "france@example.org",
+    )  # fmt: skip
+    assert (
+        "Orders you entered for England (S1901M, not complete):\n"
+        "  England: Fleet London HOLD.\n"
+        "  England: Fleet Edinburgh, No Order Processed.\n"
+        "  England: Army Liverpool, No Order Processed.\n"
+    ) in master.body
+    assert "France: Army Paris HOLD." in master.body
+    assert "Fleet London" not in france.body and "Orders you entered" not in france.body
+    assert "Army Paris" not in england.body
+
+
 def test_master_commands_still_work_after_become(game: tuple[App, Table]) -> None:
     app, table = game
     table.send(GM, f"{SIGNON_GM}BECOME Italy\nA Ven-Pie\nPROCESS\n", LATE)
