@@ -197,6 +197,10 @@ class MailCommand:
     long_words: bool = False
     #: Whether nothing after it is read (``SIGNOFF``); it also ends any block.
     ends_message: bool = False
+    #: Whether a command that takes nothing, written with words after it, is prose that
+    #: starts with its name ("Terminate the alliance": read as orders) rather than the
+    #: command written wrong (see :meth:`parse`).
+    words_after_are_prose: bool = False
     #: Whether it reads every line that no command's name starts (the ORDERS line): one
     #: command of the registry does, and is never found by its name.
     catch_all: bool = False
@@ -207,6 +211,8 @@ class MailCommand:
         :class:`Malformed` for a line that is this command written wrong, :class:`NotYet`
         for a command this judge does not have yet."""
         if line.args:
+            if self.words_after_are_prose:
+                return None
             raise Malformed(f"{self.name} takes nothing after it: write '{self.name}' alone")
         return line.command(self.name)
 

@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from judge.commands.base import Audience, Command, Help, Line, MailCommand
+from judge.commands.base import Audience, Command, Help, MailCommand
 from judge.services.errors import ServiceError
 from judge.services.preview import preview
 from judge.services.signons import SignOn
@@ -33,12 +33,8 @@ class Preview(MailCommand):
         ),
         audience=Audience.MASTER,
     )
-
-    def parse(self, line: Line) -> Command | None:
-        if line.args:
-            # "Preview of my plans": prose, as the njudge's PREDICT takes nothing.
-            return None
-        return line.command(self.name)
+    # "Preview of my plans": prose, as the njudge's PREDICT takes nothing.
+    words_after_are_prose = True
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game = conversation.master()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judge.commands.base import Audience, Command, Help, Line, MailCommand
+from judge.commands.base import Audience, Command, Help, MailCommand
 from judge.commands.preview import master_part
 from judge.services.endings import terminate_game
 
@@ -26,12 +26,8 @@ class Terminate(MailCommand):
         ),
         audience=Audience.MASTER,
     )
-
-    def parse(self, line: Line) -> Command | None:
-        if line.args:
-            # "Terminate the alliance": prose, as the njudge's TERMINATE takes nothing.
-            return None
-        return line.command(self.name)
+    # "Terminate the alliance": prose, as the njudge's TERMINATE takes nothing.
+    words_after_are_prose = True
 
     def process(self, conversation: Conversation, command: Command) -> None:
         with master_part(conversation, command):
