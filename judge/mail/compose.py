@@ -151,7 +151,9 @@ def _body(text: str) -> tuple[str, str]:
 # as attachments (they may not be base64 encoded).
 _MIME_TOKEN = r"[!#$%&'*+.^_`|~0-9A-Za-z-]+"
 _MIME_TYPE = re.compile(f"{_MIME_TOKEN}/{_MIME_TOKEN}")
-_PATH_SEPARATORS = re.compile(r"[/\\]")
+# Path separators, and the angle brackets a reader strips from a parameter value written
+# "<...>" (Python's email package does: "<map>.png" would arrive as "map>.png"... or "").
+_PATH_SEPARATORS = re.compile(r"[/\\<>]")
 _DISPOSITION = "Content-Disposition"
 
 
