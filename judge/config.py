@@ -316,10 +316,45 @@ def _read_toml(path: Path) -> dict[str, Any]:
 class Press(enum.StrEnum):
     """What press (player-to-player mail through the judge) a game allows."""
 
+    #: No press, except to and from the game master.
     NONE = "none"
+    #: The sender is always named.
     WHITE = "white"
+    #: The sender is never named (press to the game master is always white).
     GREY = "grey"
+    #: Both; white unless the press says ``GREY``.
+    WHITE_GREY = "white/grey"
+    #: Both; grey unless the press says ``WHITE``.
+    GREY_WHITE = "grey/white"
+    #: White by default, grey allowed, and a press may claim another sender
+    #: (``FAKE AS <power>``) or other recipients (``FAKE TO <powers>``).
     FAKE = "fake"
+
+    @property
+    def white(self) -> bool:
+        """Whether a press may name its sender."""
+        return self is not Press.GREY and self is not Press.NONE
+
+    @property
+    def grey(self) -> bool:
+        """Whether a press may hide its sender."""
+        return self in (Press.GREY, Press.WHITE_GREY, Press.GREY_WHITE, Press.FAKE)
+
+    @property
+    def grey_by_default(self) -> bool:
+        """Whether a press that says neither ``WHITE`` nor ``GREY`` is grey."""
+        return self in (Press.GREY, Press.GREY_WHITE)
+
+
+class ObserverPress(enum.StrEnum):
+    """What press the observers of a game may send (press to the master always)."""
+
+    #: The same as the players (the njudge's default).
+    ANY = "any"
+    #: Broadcasts only.
+    BROADCAST = "broadcast"
+    #: None, except to the game master.
+    NONE = "none"
 
 
 class Nmr(enum.StrEnum):
@@ -389,6 +424,18 @@ class GameSettings:
     #: House rule 4.6: a new player who takes over an open seat by mail gets one more
     #: phase length (the current phase kind's ``hours``) before the current deadline.
     hold_over: bool = False
+    #: Press to some powers only (False: broadcasts only, and press to the master).
+    partial_press: bool = True
+    #: What the observers may send.
+    observer_press: ObserverPress = ObserverPress.ANY
+    #: The longest press (its text, in characters) a player may send.
+    press_max_chars: int = 10_000
+    #: How many press messages one sender may send in an hour (a flood is refused).
+    press_per_hour: int = 30
+    #: The game master receives a copy of every press (the njudge's ALL PRESS).
+    master_reads_press: bool = False
+    #: The dateline only the game master may use in a press release (house rule 10.2).
+    master_dateline: str = "Versailles"
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
@@ -433,7 +480,19 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "anonymous": bool,
     "observers": Observers,
     "hold_over": bool,
+    "partial_press": bool,
+    "observer_press": ObserverPress,
+    "press_max_chars": int,
+    "press_per_hour": int,
+    "master_reads_press": bool,
+    "master_dateline": str,
 }
+#: The settings stored only while they differ from their defaults, so that a record of a
+#: game that never set them reads as older judges wrote it.
+STORED_WHEN_SET = (
+    "hold_over", "partial_press", "observer_press", "press_max_chars", "press_per_hour",
+    "master_reads_press", "master_dateline",
+)  # fmt: skip
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
     "build_anywhere": bool,
@@ -482,9 +541,11 @@ def settings_to_json(settings: GameSettings) -> dict[str, Any]:
         observers=settings.observers.value,
         deadlines={kind: deadline_to_json(getattr(settings, kind)) for kind in DEADLINE_KINDS},
     )
-    if settings.hold_over:
+    for key in STORED_WHEN_SET:
         # Only when set: a record of a game without it reads as older judges wrote it.
-        data["hold_over"] = True
+        value = getattr(settings, key)
+        if value != getattr(_DEFAULTS, key):
+            data[key] = value.value if isinstance(value, enum.Enum) else value
     return data
 
 
@@ -577,7 +638,9 @@ class GameConfig:
 
 _GAME_KEYS = {
     "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
-    "deadline", "observers", "observer_password", "hold_over",
+    "deadline", "observers", "observer_password", "hold_over", "partial_press",
+    "observer_press", "press_max_chars", "press_per_hour", "master_reads_press",
+    "master_dateline",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -592,7 +655,7 @@ EXAMPLE = """\
 [game]
 name = "winter01"          # lowercase letters, digits, - and _
 rules = "2023"             # or "2000"
-press = "white"            # none, white, grey or fake
+press = "white"            # none, white, grey, white/grey, grey/white or fake
 timezone = "Europe/London" # default: the judge's ([judge] timezone)
 start = "manual"           # or "auto": start when the file names all seven players
 
@@ -675,6 +738,7 @@ def load_game_config(path: Path) -> GameConfig:
         if not isinstance(game["hold_over"], bool):
             raise ConfigError(f"{where}: [game] hold_over: use true or false")
         settings["hold_over"] = game["hold_over"]
+    settings.update(_press_settings(game, where))
 
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -726,6 +790,47 @@ def load_game_config(path: Path) -> GameConfig:
         observer_password=observer_password,
         players=tuple(sorted(players, key=lambda p: p.power)),
     )
+
+
+#: The longest press a game may allow, and the most press an hour: bounds that keep one
+#: sender's mail within what the judge is built to carry.
+MAX_PRESS_CHARS = 100_000
+MAX_PRESS_PER_HOUR = 1_000
+
+
+def _press_settings(game: dict[str, Any], where: str) -> dict[str, Any]:
+    """The press keys of ``[game]`` the file has, checked."""
+    settings: dict[str, Any] = {}
+    for key in ("partial_press", "master_reads_press"):
+        if key in game:
+            if not isinstance(game[key], bool):
+                raise ConfigError(f"{where}: [game] {key}: use true or false")
+            settings[key] = game[key]
+    if "observer_press" in game:
+        value = game["observer_press"]
+        if value not in tuple(ObserverPress):
+            raise ConfigError(
+                f'{where}: [game] observer_press: use "any", "broadcast" or "none", got {value!r}'
+            )
+        settings["observer_press"] = ObserverPress(value)
+    for key, high in (("press_max_chars", MAX_PRESS_CHARS), ("press_per_hour", MAX_PRESS_PER_HOUR)):
+        if key in game:
+            value = game[key]
+            if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= high:
+                raise ConfigError(
+                    f"{where}: [game] {key}: expected a whole number from 1 to {high:,}, "
+                    f"got {value!r}"
+                )
+            settings[key] = value
+    if "master_dateline" in game:
+        value = game["master_dateline"]
+        if not isinstance(value, str) or not value.strip() or len(value) > 40 or "\n" in value:
+            raise ConfigError(
+                f"{where}: [game] master_dateline: expected a place name of 1 to 40 "
+                f'characters on one line (e.g. "Versailles"), got {value!r}'
+            )
+        settings["master_dateline"] = value.strip()
+    return settings
 
 
 def _observers(game: dict[str, Any], where: str) -> tuple[Observers | None, str | None]:

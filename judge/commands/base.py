@@ -33,6 +33,7 @@ __all__ = [
     "Malformed",
     "NotYet",
     "is_address",
+    "keyword",
     "not_yet",
 ]
 
@@ -45,7 +46,9 @@ class Command:
     ``ORDERS`` the stripped line, for ``UNKNOWN`` the words of the line); ``line`` the
     line as written; ``number`` its 1-based position in the lines given; ``error`` set
     only for ``UNKNOWN``; ``body`` the lines a block command owns (a ``PRESS`` message,
-    the orders after ``PHASE``), as written, without the line that ends the block.
+    the orders after ``PHASE``), as written, without the line that ends the block;
+    ``end`` the line that ended it (``ENDPRESS``, ``SIGNOFF``, ``the next PHASE``; None:
+    the end of the message, or no block).
     """
 
     name: str
@@ -54,6 +57,7 @@ class Command:
     number: int
     error: str | None = None
     body: tuple[str, ...] = ()
+    end: str | None = None
 
 
 class Audience(Enum):
@@ -92,7 +96,8 @@ class Block:
     when the block has none); ``spellings`` those words written with a space, as the
     njudge allows (``END PHASE``); ``next_ends`` whether the command's next line (one of
     its shape) ends the block too (``PHASE``); ``stray`` the error for a line that is
-    ``ends[0]`` alone with no block open, when that word is no command of its own.  A
+    one of ``ends`` alone with no block open, when that word is no command of its own
+    (``{end}`` in it is that word).  A
     ``SIGNOFF`` ends every block, and the message; with no end line the block runs to the
     end of the message.
     """
@@ -151,6 +156,15 @@ class NotYet(Exception):
     def __init__(self, name: str) -> None:
         super().__init__(not_yet(name))
         self.name = name
+
+
+def keyword(word: str) -> str:
+    """A word as a command keyword: upper case, trailing ``.`` ``:`` ``!`` removed.
+
+    Only ASCII words count, so that no exotic letter case-maps onto a command word.
+    """
+    word = word.rstrip(".:!")
+    return word.upper() if word.isascii() else ""
 
 
 def not_yet(name: str) -> str:
@@ -223,7 +237,7 @@ class MailCommand:
     def close_block(self, command: Command, body: Sequence[str], end: str | None) -> Command:
         """The command with the lines its block held (``end``: the line that ended it,
         ``SIGNOFF``, ``the next PHASE``, or ``None`` at the end of the message)."""
-        return replace(command, body=tuple(body))
+        return replace(command, body=tuple(body), end=end)
 
     def process(self, conversation: Conversation, command: Command) -> None:
         """Carry out ``command`` in ``conversation``: add to its reply, or raise

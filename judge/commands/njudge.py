@@ -107,16 +107,8 @@ def _not_read(count: int, where: str) -> str:
     return f"{subject}{where} {verb} not read"
 
 
-_PRESS_OPTIONS = frozenset(
-    {"TO", "WHITE", "GREY", "GRAY", "ANONYMOUS", "ANONYMOUSLY", "UNANONYMOUS",
-     "UNANONYMOUSLY", "FAKE", "NOFAKE", "BROADCAST", "PARTIAL", "ALL"}
-)  # fmt: skip
 _SEASONS = frozenset({"SPRING", "SUMMER", "FALL", "AUTUMN", "WINTER", "S", "U", "F", "W"})
 _PHASE_CODE_RE = re.compile(r"[SUFW]\d{4}[MRAB]")
-
-
-def _press(args: Sequence[str]) -> bool:
-    return not args or args[0] in _PRESS_OPTIONS or args[0][:1] in ("+", "-")
 
 
 def _phase(args: Sequence[str]) -> bool:
@@ -147,7 +139,6 @@ _PRESS = Block(_PRESS_ENDS)
 
 #: The njudge's commands this judge does not have yet, as players write them.
 COMMANDS: tuple[Lacking, ...] = (
-    Lacking("BROADCAST", _press, block=_PRESS, not_done="no press was sent"),
     Lacking("CREATE", lambda a: len(a) >= 2 and a[0].startswith("?")),
     Lacking(
         "DIARY",
@@ -156,8 +147,6 @@ COMMANDS: tuple[Lacking, ...] = (
         not_done="no diary entry was made",
         owns=lambda a: list(a) in ([], ["RECORD"]),
     ),
-    Lacking("ENDBROADCAST", _alone, spellings=("END BROADCAST",)),
-    Lacking("ENDPRESS", _alone, spellings=("END PRESS",)),
     Lacking("FORCE BEGIN", _alone),
     Lacking("GET", _one),
     Lacking("IAMALSO", _address, spellings=("I AM ALSO",)),
@@ -174,14 +163,6 @@ COMMANDS: tuple[Lacking, ...] = (
         ),
         not_done="no orders were stored for that phase",
     ),
-    Lacking(
-        "POSTALPRESS",
-        _alone,
-        spellings=("POSTAL PRESS",),
-        block=_PRESS,
-        not_done="no press was sent",
-    ),
-    Lacking("PRESS", _press, block=_PRESS, not_done="no press was sent"),
     Lacking("PROMOTE", _address),
     Lacking("REGISTER", _alone, block=Block(("END",)), not_done="nothing was registered"),
     Lacking("SEND", lambda a: len(a) == 1 or (len(a) == 2 and a[0] == "ME")),

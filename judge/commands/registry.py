@@ -18,6 +18,7 @@ from judge.commands import (
     njudge,
     observe,
     orders,
+    press,
     preview,
     resign,
     rollback,
@@ -26,19 +27,10 @@ from judge.commands import (
     signon,
     terminate,
 )
-from judge.commands.base import Audience, Family, Line, MailCommand
+from judge.commands.base import Audience, Family, Line, MailCommand, keyword
 from judge.commands.helptext import docs_table, help_text
 
 __all__ = ["COMMANDS", "FAMILIES", "REGISTRY", "Registry", "keyword"]
-
-
-def keyword(word: str) -> str:
-    """A word as a command keyword: upper case, trailing ``.`` ``:`` ``!`` removed.
-
-    Only ASCII words count, so that no exotic letter case-maps onto a command word.
-    """
-    word = word.rstrip(".:!")
-    return word.upper() if word.isascii() else ""
 
 
 class Registry:
@@ -76,9 +68,10 @@ class Registry:
         self._joins = sorted(joins.items(), key=lambda item: -len(item[0]))
         #: A block's end word alone on a line with no block open, when it is no command.
         self.strays = {
-            command.block.ends[0]: command.block.stray
+            end: command.block.stray.format(end=end)
             for command in self.commands
             if command.block is not None and command.block.stray is not None
+            for end in command.block.ends
         }
 
     def __iter__(self) -> Iterator[MailCommand]:
@@ -191,6 +184,9 @@ COMMANDS: tuple[MailCommand, ...] = (
     rollback.Rollback(),
     terminate.Terminate(),
     seats.Eject(),
+    press.Press(),
+    press.Broadcast(),
+    press.PostalPress(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

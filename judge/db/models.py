@@ -44,6 +44,8 @@ __all__ = [
     "PhaseRecord",
     "Player",
     "PlayerStatus",
+    "PressRecord",
+    "PressState",
     "Rollback",
     "SignonGuard",
 ]
@@ -101,6 +103,19 @@ class NoticeKind(enum.StrEnum):
     REMINDER = "reminder"
     LATE = "late"
     LATE_OTHERS = "late-others"
+
+
+class PressState(enum.StrEnum):
+    """The values of ``press.state``."""
+
+    #: Sent to its recipients when it was received.
+    SENT = "sent"
+    #: A press release (``PRESS PUBLISH``) waiting for the next results.
+    HELD = "held"
+    #: A press release published with the results of phase ``published_seq``.
+    PUBLISHED = "published"
+    #: A press release whose condition failed: not published, its sender told.
+    WITHHELD = "withheld"
 
 
 class InboundState(enum.StrEnum):
@@ -486,4 +501,66 @@ class SignonGuard(Base):
         return (
             f"SignonGuard(game_id={self.game_id!r}, seat={self.seat!r}, "
             f"registered={self.registered!r}, locked_until={self.locked_until!r})"
+        )
+
+
+class PressRecord(Base):
+    """One press message of a game (``PRESS``, ``BROADCAST``) or press release (``PRESS
+    PUBLISH``): who really sent it, what its readers are shown, to whom it went and its
+    text, kept for ``HISTORY <game> PRESS`` and the releases published with the results.
+
+    The true sender is kept even for grey and faked press (the game master may read it;
+    the rate limit counts it); what any other reader is shown is ``shown_from`` and
+    ``shown_to`` only.
+    """
+
+    __tablename__ = "press"
+    __table_args__ = (
+        _one_of("state", PressState),
+        Index("ix_press_game_id_created_at", "game_id", "created_at"),
+        Index("ix_press_sender_address_created_at", "sender_address", "created_at"),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The phase being played when it was received (``games.seq`` and the code; no code
+    #: before the game starts).
+    seq: Mapped[int]
+    phase: Mapped[str | None] = mapped_column(String)
+    #: Who sent it: "power", "master" or "observer".
+    sender_role: Mapped[str] = mapped_column(String)
+    #: The sending power's canonical name ("power" only).
+    sender_power: Mapped[str | None] = mapped_column(String)
+    #: The address it came from, in lower case (the rate limit counts by it).
+    sender_address: Mapped[str] = mapped_column(String)
+    #: How it was signed: "white", "grey" or "fake".
+    signed: Mapped[str] = mapped_column(String)
+    #: The sender its readers are shown: a power, "Master", "Observer", or None (grey).
+    shown_from: Mapped[str | None] = mapped_column(String)
+    #: The recipients its readers are shown, as the njudge writes them ("England,
+    #: Germany", "all", "all but Germany").
+    shown_to: Mapped[str] = mapped_column(String)
+    #: To whom it really went: {"powers": [canonical names], "master": bool,
+    #: "observers": bool, "broadcast": bool}.
+    recipients: Mapped[dict[str, Any]]
+    #: The text, as written (without the PRESS and ENDPRESS lines).
+    body: Mapped[str] = mapped_column(Text)
+    #: A press release: published with the next results (``PRESS PUBLISH``).
+    release: Mapped[bool] = mapped_column(default=False)
+    #: A release's dateline (``DATELINE Vienna``), as written, or None.
+    dateline: Mapped[str | None] = mapped_column(String)
+    #: A release's conditions: {"all": [{"order": "A Par-Bur", "succeeds": true}, ...]}.
+    conditions: Mapped[dict[str, Any] | None]
+    state: Mapped[str] = mapped_column(String, default=PressState.SENT)
+    #: The phase (seq) whose results published or withheld the release.
+    published_seq: Mapped[int | None]
+    #: Why a release was withheld, in words for its sender.
+    outcome: Mapped[str | None] = mapped_column(Text)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return (
+            f"PressRecord(id={self.id!r}, game_id={self.game_id!r}, signed={self.signed!r}, "
+            f"state={self.state!r})"
         )

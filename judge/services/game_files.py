@@ -28,6 +28,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from judge.config import (
+    STORED_WHEN_SET,
     GameConfig,
     load_game_config,
     rules_to_dict,
@@ -160,7 +161,7 @@ def _legacy_deadline(game: Game, deadline: datetime | None) -> dict[str, Any] | 
 
 
 #: Settings stored only while set (see :func:`judge.config.settings_to_json`).
-_STORED_WHEN_SET = frozenset({"hold_over"})
+_STORED_WHEN_SET = frozenset(STORED_WHEN_SET)
 
 
 def _apply_settings(
