@@ -30,6 +30,7 @@ from judge.db.models import (
     PhaseRecord,
     Player,
     PlayerStatus,
+    PressRecord,
     Rollback,
     SignonGuard,
 )
@@ -141,6 +142,20 @@ def players_of(
     if not_status is not None:
         statement = statement.where(Player.status != not_status)
     return list(session.scalars(statement))
+
+
+def press_count_since(session: Session, game_id: int, address: str, since: datetime) -> int:
+    """How many press messages and releases ``address`` sent in the game since ``since``."""
+    return int(
+        session.scalar(
+            select(func.count(PressRecord.id)).where(
+                PressRecord.game_id == game_id,
+                PressRecord.sender_address == address,
+                PressRecord.created_at >= since,
+            )
+        )
+        or 0
+    )
 
 
 def observers_of(session: Session, game_id: int) -> list[Observer]:
