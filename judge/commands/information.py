@@ -3,6 +3,7 @@ on or not)."""
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
@@ -11,6 +12,7 @@ from judge.presenters import position_report
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone, player_zone
 from judge.services.listings import all_games, game_listing, phase_reports
+from judge.services.press_history import press_history, reader_of
 from judge.services.unit_of_work import write_changes
 
 if TYPE_CHECKING:
@@ -120,16 +122,39 @@ class HelpCommand(MailCommand):
 
 
 class History(_GameCommand):
-    """``HISTORY [game]``."""
+    """``HISTORY [game]``; ``HISTORY <game> PRESS [<phase> | ALL]``."""
 
     name = "HISTORY"
     help = Help(
-        usage=("HISTORY [game]",),
-        description="the results of every processed phase, and what a ROLLBACK undid",
+        usage=("HISTORY [game]", "HISTORY <game> PRESS [<phase> | ALL]"),
+        description=(
+            "the results of every processed phase, and what a ROLLBACK undid; with PRESS, "
+            "the press you may read again (the most recent, one phase's, or ALL)"
+        ),
         audience=Audience.ANYONE,
     )
 
+    def parse(self, line: Line) -> Command:
+        args = line.args
+        if len(args) < 2 or args[1].upper() != "PRESS":
+            return super().parse(line)
+        game = args[0].lower()
+        which = tuple(word.upper() for word in args[2:])
+        if (
+            GAME_RE.fullmatch(game)
+            and len(which) <= 1
+            and (not which or which[0] == "ALL" or _PHASE_RE.fullmatch(which[0]))
+        ):
+            return line.command(self.name, (game, "PRESS", *which))
+        raise Malformed(
+            f"write HISTORY <game> PRESS, then a phase (e.g. HISTORY {game[:40]} PRESS "
+            "S1901M) or ALL if you like; nothing more"
+        )
+
     def process(self, conversation: Conversation, command: Command) -> None:
+        if len(command.args) >= 2:
+            _press(conversation, command)
+            return
         game = _named_or_signed(conversation, command)
         zone = game_zone(game, conversation.judge)
         reports = phase_reports(conversation.session, game, zone)
@@ -137,6 +162,24 @@ class History(_GameCommand):
             conversation.reply.paragraphs.append(f"No phase of {game.name} has been processed yet.")
             return
         conversation.reply.paragraphs += reports
+
+
+#: A phase code as HISTORY <game> PRESS takes it (upper-cased first).
+_PHASE_RE = re.compile(r"[SFW][0-9]{1,5}[MRA]")
+
+
+def _press(conversation: Conversation, command: Command) -> None:
+    """``HISTORY <game> PRESS [...]``: the press the reader may read again; the game
+    master's view (acting for a power or not) never reaches a power's copy."""
+    game = _named_or_signed(conversation, command)
+    which = command.args[2] if len(command.args) > 2 else None
+    reader = reader_of(conversation, game)
+    # One paragraph: an order confirmation lists its paragraphs with no blank line between.
+    text = "\n\n".join(press_history(conversation, game, reader, which))
+    if reader.role == "master":
+        master_only(conversation, text)
+        return
+    conversation.reply.paragraphs.append(text)
 
 
 class Summary(_GameCommand):

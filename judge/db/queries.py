@@ -158,6 +158,15 @@ def press_count_since(session: Session, game_id: int, address: str, since: datet
     )
 
 
+def press_of(session: Session, game_id: int, phase: str | None = None) -> list[PressRecord]:
+    """A game's press and press releases in the order received (only those of the phase
+    ``phase``, a code such as ``S1901M``, when given)."""
+    statement = select(PressRecord).where(PressRecord.game_id == game_id)
+    if phase is not None:
+        statement = statement.where(PressRecord.phase == phase)
+    return list(session.scalars(statement.order_by(PressRecord.id)))
+
+
 def observers_of(session: Session, game_id: int) -> list[Observer]:
     """A game's observers, in the order they came."""
     return list(
