@@ -11,13 +11,27 @@ the game's.
 
 from __future__ import annotations
 
-from judge.config import Deadline, GameSettings, rules_from_dict, settings_from_json
+from judge.config import (
+    Deadline,
+    GameSettings,
+    ObserverPress,
+    Press,
+    rules_from_dict,
+    settings_from_json,
+)
 from judge.db.models import Game, Player
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.rules import Rules
 from judge.services.context import Judge
 
-__all__ = ["game_rules", "game_settings", "game_zone", "phase_deadline", "player_zone"]
+__all__ = [
+    "game_rules",
+    "game_settings",
+    "game_zone",
+    "phase_deadline",
+    "player_zone",
+    "press_text",
+]
 
 
 def game_settings(game: Game) -> GameSettings:
@@ -46,3 +60,35 @@ def phase_deadline(game: Game) -> Deadline:
     the game starts)."""
     kind = Phase.parse(game.phase).kind if game.phase else PhaseKind.MOVEMENT
     return game_settings(game).deadline(kind)
+
+
+#: The press kinds in the njudge's words, with what a press that says neither WHITE nor
+#: GREY is.
+_PRESS_KINDS = {
+    Press.NONE: "none (only to and from the game master)",
+    Press.WHITE: "white",
+    Press.GREY: "grey",
+    Press.WHITE_GREY: "white/grey (white by default)",
+    Press.GREY_WHITE: "grey/white (grey by default)",
+    Press.FAKE: "fake (white by default; grey, faked senders and faked recipients allowed)",
+}
+_OBSERVER_PRESS = {
+    ObserverPress.ANY: "any",
+    ObserverPress.BROADCAST: "broadcasts only",
+    ObserverPress.NONE: "none (only to the game master)",
+}
+
+
+def press_text(settings: GameSettings) -> str:
+    """The game's press settings in a line, as LIST and the game-start mails show them:
+    the kind, partial press or not, the observers' press, and the game master reading
+    all press when the game says so ("white/grey (white by default), partial allowed;
+    observers: any")."""
+    kind = _PRESS_KINDS[settings.press]
+    if settings.press is Press.NONE:
+        return kind
+    partial = "partial allowed" if settings.partial_press else "no partial (broadcasts only)"
+    text = f"{kind}, {partial}; observers: {_OBSERVER_PRESS[settings.observer_press]}"
+    if settings.master_reads_press:
+        text += "; the game master reads all press"
+    return text

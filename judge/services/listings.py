@@ -20,7 +20,7 @@ from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import format_deadline, order_standing
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone
+from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
 from judge.services.games import current_position, phase_orders
 
 __all__ = ["GameListing", "ScheduleLine", "SeatLine", "all_games", "game_listing", "phase_reports"]
@@ -170,7 +170,7 @@ def game_listing(
         ending=game.ending,
         variant=game.variant.capitalize(),
         edition=rules.edition.value,
-        press=settings.press.value,
+        press=press_text(settings),
         nmr=settings.nmr.value,
         anonymous=settings.anonymous,
         observers_allowed=_observers_allowed(settings),

@@ -57,7 +57,7 @@ def gamestart_context(**changes: object) -> dict[str, object]:
         "game_name": "winter01",
         "variant": "Standard",
         "rules_text": "2023 rulebook",
-        "press": "white and grey press, broadcasts allowed",
+        "press": "white/grey (white by default), partial allowed; observers: any",
         "power": "England",
         "password": "k3ttle-drum",
         "signon_line": "SIGNON Ewinter01 k3ttle-drum",
@@ -239,7 +239,8 @@ NEW_DEADLINE: dict[str, object] = {
 SCHEDULE: dict[str, object] = {"power": "England", "observer": False, "phase_code": "F1901R"}
 LISTING = GameListing(
     name="winter01", status="finished", winner="France", ending=None, variant="Standard",
-    edition="2000", press="none", nmr="wait", anonymous=False, observers_allowed="password",
+    edition="2000", press="none (only to and from the game master)", nmr="wait",
+    anonymous=False, observers_allowed="password",
     master_address=None, zone="Europe/London",
     schedule=(
         ScheduleLine("Movement", "72", "20:00", "Mon, Thu", "12", "10"),
@@ -413,6 +414,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
             roster=ROSTER,
             generated="Turkey",
             anonymous=False,
+            press="white/grey (white by default), partial allowed; observers: any",
             observers=["watcher@example.net"],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,
@@ -421,6 +423,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
             roster=[Seat(s.power, s.address) for s in ROSTER],
             generated="",
             anonymous=True,
+            press="grey, no partial (broadcasts only); observers: broadcasts only",
             observers=[],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,

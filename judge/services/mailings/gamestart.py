@@ -15,7 +15,7 @@ from judge.engine.position import Position
 from judge.presenters import and_list, format_deadline, position_report
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone
+from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
 from judge.services.mailings.common import own_zone, queue, render
 
 __all__ = ["Seat", "send_master_gamestart", "send_observers_gamestart"]
@@ -44,8 +44,8 @@ def send_master_gamestart(
     *,
     position: Position,
 ) -> None:
-    """To the game master (``gm/gamestart.txt.j2``): the game started; the roster power
-    by power with addresses, whose passwords the judge made and mailed (never the
+    """To the game master (``gm/gamestart.txt.j2``): the game started; its press
+    settings; the roster power by power with addresses, whose passwords the judge made and mailed (never the
     passwords), the observers, the first phase and its deadline."""
     made = [seat.power for seat in roster if seat.generated]
     mail = render(
@@ -53,6 +53,7 @@ def send_master_gamestart(
         roster=list(roster),
         generated=and_list(made),
         anonymous=game_settings(game).anonymous,
+        press=press_text(game_settings(game)),
         observers=[r.address for r in recipients(session, game, Audience.OBSERVERS, judge)],
         phase_text=position.phase.describe(),
         deadline_game=_deadline_text(judge, game),
@@ -79,7 +80,7 @@ def send_observers_gamestart(
             judge_address=judge.settings.address,
             variant="Standard",
             rules_text=f"{game_rules(game).edition.value} rulebook",
-            press=game_settings(game).press.value,
+            press=press_text(game_settings(game)),
             master_address=game.master_address,
             roster=None if roster is None else list(roster),
             phase_text=position.phase.describe(),

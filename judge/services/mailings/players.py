@@ -22,7 +22,7 @@ from judge.presenters import (
 )
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone
+from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 from judge.services.mailings.gamestart import Seat
 
@@ -51,7 +51,7 @@ def send_welcome(
         judge_address=judge.settings.address,
         variant="Standard",
         rules_text=f"{game_rules(game).edition.value} rulebook",
-        press=game_settings(game).press.value,
+        press=press_text(game_settings(game)),
         power=player.power,
         password=password,
         signon_line=signon_line(game, player.power),
