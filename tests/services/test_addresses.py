@@ -15,9 +15,7 @@ from judge.services.game_files import load_game
 from judge.services.games import start_game
 
 WATCHER = "watcher@example.net"
-PRESS = (
-    'press = "white/grey"\nobserver_press = "broadcast"\nmaster_reads_press = true\n'
-)
+PRESS = 'press = "white/grey"\nobserver_press = "broadcast"\nmaster_reads_press = true\n'
 PRESS_LINE = (
     "white/grey (white by default), partial allowed; observers: broadcasts only; the game "
     "master reads all press"
@@ -63,8 +61,9 @@ def test_a_game_that_is_not_anonymous_gives_every_address_and_its_press(
         "Game master: gm@example.org\n\n"
         "The players, so that you can write to each other:\n\n" + ROSTER
     ) in france
-    assert f"Press:   {PRESS_LINE}\nGame master: gm@example.org\n\nThe players:\n\n" + ROSTER in (
-        mails[WATCHER]
+    assert (
+        f"Press:   {PRESS_LINE}\nGame master: gm@example.org\n\nThe players:\n\n" + ROSTER
+        in (mails[WATCHER])
     )
     assert f"Press: {PRESS_LINE}\n\nThe players:\n\n" in mails["gm@example.org"]
     body = listing(table, "someone@example.net", "LIST test01\n")
@@ -89,8 +88,9 @@ def test_an_anonymous_game_gives_no_player_s_address_but_to_its_master(
     for reader in ("france@example.org", WATCHER):
         assert f"Press:   {shown}\n" in mails[reader]
         assert not [address for address in ADDRESSES if address in mails[reader]]
-    assert ROSTER.replace("france@example.org", "france@example.org  (password by mail)") in (
-        mails["gm@example.org"]
+    assert (
+        ROSTER.replace("france@example.org", "france@example.org  (password by mail)")
+        in (mails["gm@example.org"])
     )
     body = listing(table, "someone@example.net", "LIST test01\n")
     assert f"Press: {shown}.\nAnonymous: players' addresses are not shown.\n" in body

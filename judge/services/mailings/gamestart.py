@@ -45,8 +45,8 @@ def send_master_gamestart(
     position: Position,
 ) -> None:
     """To the game master (``gm/gamestart.txt.j2``): the game started; its press
-    settings; the roster power by power with addresses, whose passwords the judge made and mailed (never the
-    passwords), the observers, the first phase and its deadline."""
+    settings; the roster power by power with addresses, whose passwords the judge made
+    and mailed (never the passwords), the observers, the first phase and its deadline."""
     made = [seat.power for seat in roster if seat.generated]
     mail = render(
         judge, "gm/gamestart.txt.j2", game,
