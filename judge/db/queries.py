@@ -31,6 +31,7 @@ from judge.db.models import (
     Player,
     PlayerStatus,
     PressRecord,
+    PressState,
     Rollback,
     SignonGuard,
 )
@@ -155,6 +156,21 @@ def press_count_since(session: Session, game_id: int, address: str, since: datet
             )
         )
         or 0
+    )
+
+
+def held_releases(session: Session, game_id: int) -> list[PressRecord]:
+    """The game's press releases still held for the next results, in the order received."""
+    return list(
+        session.scalars(
+            select(PressRecord)
+            .where(
+                PressRecord.game_id == game_id,
+                PressRecord.release.is_(True),
+                PressRecord.state == PressState.HELD,
+            )
+            .order_by(PressRecord.created_at, PressRecord.id)
+        )
     )
 
 
