@@ -136,7 +136,7 @@ def _checked(conversation: Conversation, request: PressRequest) -> tuple[PressRe
                 f"IF {condition.order} {_outcome_word(condition.succeeds)}: {err}; a "
                 "condition names an order of this phase: IF A Par-Bur SUCCEEDS"
             ) from None
-    press.check_limits(conversation, sender, body)
+    press.check_limits(conversation, sender, tuple(body))
     record = PressRecord(
         game_id=game.id,
         seq=game.seq,

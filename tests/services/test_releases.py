@@ -218,7 +218,7 @@ def test_reserved_datelines_used_rightly_are_genuine_and_forged_ones_refused(
 
 
 def test_the_game_files_master_dateline_is_the_masters(tmp_path: Path) -> None:
-    app, table = make_game(tmp_path, 'master_dateline = "The Hague"\n')
+    _app, table = make_game(tmp_path, 'master_dateline = "The Hague"\n')
     refused(table, "france@example.org",
             FRANCE + "PRESS PUBLISH\nDATELINE the hague\nNews.\nENDPRESS\n", "PRESS PUBLISH",
             "the dateline the hague is reserved for the game master; choose another "
