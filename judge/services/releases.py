@@ -68,7 +68,9 @@ class Withheld:
         if self.role == "power":
             return reader.power is not None and reader.power == self.power
         if self.role == "master":
-            return reader.power is None and not reader.observer
+            # The master who also plays a power reads the results once, as that power.
+            master = reader.power is None and not reader.observer
+            return master or reader.address.lower() == self.address
         return reader.observer and reader.address.lower() == self.address
 
 

@@ -370,3 +370,26 @@ def test_a_rollback_leaves_releases_as_they_are(tmp_path: Path) -> None:
         ("France", "published", None, 1, None),
         ("France", "held", None, None, None),
     ]
+
+
+def test_an_observers_release_in_a_game_of_broadcasts_for_observers(tmp_path: Path) -> None:
+    _app, table = make_game(tmp_path, 'observer_press = "broadcast"\n')
+    held(table, WATCHER,
+         "OBSERVE test01\nPOSTALPRESS\nDATELINE Geneva\nA neutral view.\nENDPRESS\n",
+         "  signed: Observer (white)\n  dateline: Geneva\n", "2026-11-23 13:00")  # fmt: skip
+    table.send(WATCHER, "OBSERVE test01\nPOSTALPRESS\nDATELINE Rome\nForged.\nENDPRESS\n",
+               "2026-11-23 13:05")  # fmt: skip
+    assert answer(table).body == (
+        "You watch test01 already; you are signed on as its observer.\n\n"
+        "This press was not sent (POSTALPRESS); its text, for you to send again:\n\n"
+        "  | DATELINE Rome\n  | Forged.\n\n"
+        "> POSTALPRESS\n"
+        "The dateline Rome is reserved for Italy; choose another dateline, or none.\n\n"
+        "TESTJUDGE\n"
+    )
+    bodies = results(table)
+    assert press_part(bodies["italy@example.org"]) == (
+        "Press releases:\n\nRelease 1\nDateline: Geneva\nFrom: an observer\n\n"
+        "    A neutral view.\n\n"
+    )
+    assert bodies[WATCHER] == bodies["italy@example.org"]
