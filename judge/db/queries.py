@@ -31,6 +31,7 @@ from judge.db.models import (
     Player,
     PlayerStatus,
     PressRecord,
+    PressState,
     Rollback,
     SignonGuard,
 )
@@ -165,6 +166,21 @@ def press_of(session: Session, game_id: int, phase: str | None = None) -> list[P
     if phase is not None:
         statement = statement.where(PressRecord.phase == phase)
     return list(session.scalars(statement.order_by(PressRecord.id)))
+
+
+def held_releases(session: Session, game_id: int) -> list[PressRecord]:
+    """The game's press releases still held for the next results, in the order received."""
+    return list(
+        session.scalars(
+            select(PressRecord)
+            .where(
+                PressRecord.game_id == game_id,
+                PressRecord.release.is_(True),
+                PressRecord.state == PressState.HELD,
+            )
+            .order_by(PressRecord.created_at, PressRecord.id)
+        )
+    )
 
 
 def observers_of(session: Session, game_id: int) -> list[Observer]:

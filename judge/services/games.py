@@ -29,7 +29,7 @@ from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import format_deadline, results_report
-from judge.services import mailings
+from judge.services import mailings, releases
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -236,7 +236,9 @@ def process_game(
             deadline=game.deadline,
         )
     )
-    mailings.send_results(session, judge, game, position.phase, report, outcome, now)
+    # The press releases held for these results, decided against them (house rule 10.1).
+    published = releases.publish(session, game, record.seq, outcome)
+    mailings.send_results(session, judge, game, position.phase, report, outcome, now, published)
     # After the results, which show what the missed phase did: the power itself, the
     # master and everyone else following the game are told (house rules 4.3-4.4).
     for player in fallen:

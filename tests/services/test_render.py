@@ -26,6 +26,7 @@ from judge.presenters import (
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
 from judge.services.listings import GameListing, ScheduleLine, SeatLine
 from judge.services.mailings import Seat
+from judge.services.releases import Published
 
 GOLDEN = DATA / "golden" / "render"
 DEADLINE = datetime(2026, 11, 28, 20, 0, tzinfo=UTC)
@@ -175,6 +176,24 @@ def results_context() -> dict[str, object]:
         "next_phase_text": out.position.phase.describe(),
         "deadline_game": IN_LONDON,
         "winner": None,
+        "releases": [],
+        "notices": [],
+    }
+
+
+def results_releases_context() -> dict[str, object]:
+    """The results with press releases published, and the reader's own withheld."""
+    return {
+        **results_context(),
+        "releases": [
+            Published("Paris", True, "France", "Burgundy is French.\n\nVive la France!"),
+            Published(None, False, None, "Someone is watching Kiel."),
+            Published("Versailles", True, "the game master", "The Congress opens."),
+        ],
+        "notices": [
+            'Your press release (dateline Munich) beginning "Burgundy stays free." was not '
+            "published with the results of S1901M: A Mun-Bur succeeded."
+        ],
     }
 
 
@@ -195,6 +214,8 @@ def test_results_end_of_game(renderer: Renderer) -> None:
         next_phase_text=None,
         deadline_game=None,
         winner="Germany",
+        releases=[],
+        notices=[],
     )
     assert mail.body.endswith(
         "The game 'winter01' is over: Germany has won. Thank you for playing.\n"
@@ -297,7 +318,10 @@ SAMPLES: dict[str, dict[str, Context]] = {
             power="France", process_game=None, process_player=None
         ),
     },
-    "all/results.txt.j2": {"results.txt": results_context},
+    "all/results.txt.j2": {
+        "results.txt": results_context,
+        "results_releases.txt": results_releases_context,
+    },
     "gm/civil_disorder.txt.j2": {
         "gm_civil_disorder.txt": sample(power="Austria", address="austria@example.org")
     },

@@ -20,11 +20,13 @@ from judge.presenters import (
     phase_heading,
     position_report,
 )
+from judge.render import RenderedMail
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
 from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 from judge.services.mailings.gamestart import Seat
+from judge.services.releases import Releases
 
 # -- the game's start and its results ------------------------------------------------
 
@@ -77,24 +79,34 @@ def send_results(
     report: str,
     outcome: Adjudication,
     now: datetime,
+    releases: Releases | None = None,
 ) -> None:
     """The results of ``phase`` (``all/results.txt.j2``) to everyone in the game: the
-    ``report``, then the next phase and its deadline (the game's, as it now stands), or
-    the end of the game."""
+    ``report``, the press ``releases`` published with it, then the next phase and its
+    deadline (the game's, as it now stands), or the end of the game.  The sender of a
+    release withheld is told in their own copy; everyone else's copy is one rendering."""
+    releases = releases or Releases()
     nxt = outcome.position.phase
-    mail = render(
-        judge, "all/results.txt.j2", game,
-        variant="Standard",
-        phase_code=phase.code,
-        report=report,
-        next_phase_text=None if outcome.winner else next_phase_text(nxt),
-        deadline_game=(
-            format_deadline(game.deadline, game_zone(game, judge)) if game.deadline else None
-        ),
-        winner=outcome.winner,
-    )  # fmt: skip
+
+    def rendered(notices: list[str]) -> RenderedMail:
+        return render(
+            judge, "all/results.txt.j2", game,
+            variant="Standard",
+            phase_code=phase.code,
+            report=report,
+            releases=list(releases.published),
+            notices=notices,
+            next_phase_text=None if outcome.winner else next_phase_text(nxt),
+            deadline_game=(
+                format_deadline(game.deadline, game_zone(game, judge)) if game.deadline else None
+            ),
+            winner=outcome.winner,
+        )  # fmt: skip
+
+    mail = rendered([])
     for reader in recipients(session, game, Audience.EVERYONE, judge):
-        queue(session, judge, game, reader, mail, "results", now)
+        notices = releases.notices_for(reader)
+        queue(session, judge, game, reader, rendered(notices) if notices else mail, "results", now)
 
 
 # -- deadlines ------------------------------------------------------------------------
