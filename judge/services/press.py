@@ -275,7 +275,7 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
         copy_to = [r for r in master if r.address not in taken]
         if copy_to:
             who = sender.power or "an observer"
-            copy = MasterCopy(who, signing.how, press_readers.real_text(readers))
+            copy = MasterCopy(who, signing.plain, press_readers.real_text(readers))
             send_press(session, judge, game, copy_to, mail, now, not_before=not_before, copy=copy)
     conversation.reply.actions.append(
         press_signing.confirmation(request, readers, signing, shown, text)

@@ -40,13 +40,15 @@ __all__ = [
 class Signing:
     """How a press is signed: ``signed`` ("white", "grey", "fake"), the sender its
     readers are shown (``shown_from``: a power, "Master", "Observer", None), ``grey``
-    (its recipients are shown for anonymity), ``how`` for the sender's confirmation and
-    ``note`` a sentence more for it (or "")."""
+    (its recipients are shown for anonymity), ``how`` for the sender's confirmation,
+    ``plain`` for the game master's copy ("grey", "faked as from Germany") and ``note`` a
+    sentence more for the confirmation (or "")."""
 
     signed: str
     shown_from: str | None
     grey: bool
     how: str
+    plain: str
     note: str = ""
 
 
@@ -71,19 +73,19 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
         if request.fake:
             raise PressRefused("the game master's press is never faked: leave FAKE out")
         note = " The game master's press is always white." if request.signed == "grey" else ""
-        return Signing("white", "Master", False, "from the Game Master", note)
+        return Signing("white", "Master", False, "from the Game Master", "white", note)
     if sender.role == "observer":
         if request.fake:
             raise PressRefused(
                 "an observer's press is shown from an Observer and is never faked: leave FAKE out"
             )
-        return Signing("white", "Observer", False, "shown from an Observer")
+        return Signing("white", "Observer", False, "shown from an Observer", "white")
     power = sender.power
     if master_only:
         if request.fake:
             raise PressRefused("press to the game master is never faked: leave FAKE out")
         note = " Press to the game master is always white." if request.signed == "grey" else ""
-        return Signing("white", power, False, f"white, from {power}", note)
+        return Signing("white", power, False, f"white, from {power}", "white", note)
     if request.fake and kind is not Press.FAKE:
         raise PressRefused(
             f"{name} has {kind.value} press, never faked: leave FAKE out (only a game with "
@@ -105,11 +107,16 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
                 f"GREY and FAKE AS {fake_as}: a press hides its sender or shows another, "
                 "not both; leave one out"
             )
-        return Signing("fake", fake_as, False, f"faked as from {fake_as}")
+        faked = f"faked as from {fake_as}"
+        return Signing("fake", fake_as, False, faked, faked)
     faked_to = request.fake and (request.fake_to is not None or request.fake_as is None)
+    # A press shown to other recipients than the real ones: its readers see those.
+    other = ", faked as to other recipients" if faked_to else ""
     if grey:
-        return Signing("fake" if faked_to else "grey", None, True, "grey, your power not named")
-    return Signing("fake" if faked_to else "white", power, False, f"white, from {power}")
+        how = "grey, your power not named"
+        return Signing("fake" if faked_to else "grey", None, True, how, f"grey{other}")
+    how = f"white, from {power}"
+    return Signing("fake" if faked_to else "white", power, False, how, f"white{other}")
 
 
 def shown_to(
