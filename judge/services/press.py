@@ -183,7 +183,7 @@ def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str
     settings = sender.settings
     name = sender.game.name
     if settings.press is Press.NONE:
-        return f"{name} has no press; you may still write to the game master: PRESS TO M"
+        return f"game {name} has no press; you may still write to the game master: PRESS TO M"
     if sender.role == "observer":
         if settings.observer_press is ObserverPress.NONE:
             return (
@@ -198,7 +198,7 @@ def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str
         )
     if not broadcast and not settings.partial_press:
         return (
-            f"{name} allows broadcasts only (no partial press): BROADCAST ... ENDPRESS, or "
+            f"game {name} allows broadcasts only (no partial press): BROADCAST ... ENDPRESS, or "
             "PRESS TO M for the game master"
         )
     return None

@@ -118,7 +118,7 @@ def resolve(conversation: Conversation, sender: Sender, targets: Targets) -> Rea
     master = None
     if targets.master and sender.role != "master":
         if not game.master_address and not targets.every:
-            raise PressRefused(f"{game.name} has no game master: leave M out")
+            raise PressRefused(f"game {game.name} has no game master: leave M out")
         if game.master_address:
             master = recipients(conversation.session, game, Audience.MASTER, conversation.judge)[0]
     others = [
@@ -128,7 +128,7 @@ def resolve(conversation: Conversation, sender: Sender, targets: Targets) -> Rea
     ]
     observers = others if targets.observers else []
     if targets.observers and not others and not targets.every:
-        raise PressRefused(f"{game.name} has no observers: leave O out")
+        raise PressRefused(f"game {game.name} has no observers: leave O out")
     # Each address once, never the sender's own (a master who plays, an observer who plays).
     taken = {sender.address}
     kept_players = []

@@ -88,16 +88,16 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
         return Signing("white", power, False, f"white, from {power}", "white", note)
     if request.fake and kind is not Press.FAKE:
         raise PressRefused(
-            f"{name} has {kind.value} press, never faked: leave FAKE out (only a game with "
+            f"game {name} has {kind.value} press, never faked: leave FAKE out (only a game with "
             "fake press allows it)"
         )
     if request.signed == "white" and not kind.white:
         raise PressRefused(
-            f"{name} has grey press only: no press names its sender; leave WHITE out"
+            f"game {name} has grey press only: no press names its sender; leave WHITE out"
         )
     if request.signed == "grey" and not kind.grey:
         raise PressRefused(
-            f"{name} has {kind.value} press only: every press names its sender; leave GREY out"
+            f"game {name} has {kind.value} press only: every press names its sender; leave GREY out"
         )
     grey = request.signed == "grey" or (request.signed is None and kind.grey_by_default)
     fake_as = request.fake_as if request.fake_as != power else None
