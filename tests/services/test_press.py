@@ -576,3 +576,36 @@ def test_game_settings_default_to_white_press(tmp_path: Path) -> None:
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         assert game_settings(game).press.value == "white"
+
+
+# -- SET PRESS ------------------------------------------------------------------------------
+
+
+def test_the_master_sets_the_kind_of_press(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    master = "SIGNON Mtest01 gm-secret\n"
+    table.send("gm@example.org", f"{master}SET PRESS Grey/White\n", WHEN)
+    [reply] = table.new_mail()
+    assert reply.subject == "Re: orders"
+    assert "The press of test01 is now grey/white (it was white).\n" in reply.body
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        assert game_settings(game).press.value == "grey/white"
+    # Grey by default now.
+    table.send("france@example.org", f"{FRANCE}PRESS TO E\nWho am I?\nENDPRESS\n", WHEN)
+    press, _reply = split(table.new_mail())
+    assert press[0].body.startswith("Message to England in game test01 (S1901M):\n")
+    table.send("gm@example.org", f"{master}SET PRESS loud\nSET PRESS grey/white\n", WHEN)
+    [reply] = table.new_mail()
+    assert reply.subject == "[Error Flag] Re: orders"
+    assert (
+        "> SET PRESS loud\nSET PRESS loud: not a kind of press; the kinds are none, white, "
+        "grey, white/grey, grey/white, fake.\n"
+    ) in reply.body
+    assert "The press of test01 is already grey/white; nothing changed.\n" in reply.body
+    table.send("france@example.org", f"{FRANCE}SET PRESS none\n", WHEN)
+    [reply] = table.new_mail()
+    assert (
+        "  SET PRESS none\n    -> only the game master can do this: SIGNON M<game> "
+        "<password> first\n"
+    ) in reply.body
