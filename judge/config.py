@@ -127,7 +127,11 @@ class JudgeSettings:
     message before it is stopped as stalled and started again (default 20; under the 30 s
     that storing waits for the database); ``worker_memory_mb``: the address space the mail
     worker process may use, so that a runaway message fails with an error instead of
-    inviting the kernel's out-of-memory killer (default 2048; 0 for no limit).
+    inviting the kernel's out-of-memory killer (default 2048; 0 for no limit);
+    ``grey_press_delay``: a grey or faked press (and every press of a game that allows
+    faking) is held for a random time of up to this many seconds (at least half of it)
+    before it is delivered, so that its arrival does not tie it to its sender's other
+    mail (default 300; 0: delivered at once).
     """
 
     name: str = "JUDGE"
@@ -152,6 +156,7 @@ class JudgeSettings:
     gather_seconds: float = 0.05
     max_message_seconds: float = 20.0
     worker_memory_mb: int = 2048
+    grey_press_delay: int = 300
     imap: ImapSettings | None = None
     smtp: SmtpSettings | None = None
     inbound: InboundSmtpSettings = field(default_factory=InboundSmtpSettings)
@@ -184,7 +189,7 @@ def load_settings(path: Path | None) -> JudgeSettings:
         "name", "address", "var_dir", "database_url", "timezone", "max_message_bytes",
         "replies_per_hour", "loop_replies_per_hour", "signed_replies_per_hour", "games_dir",
         "tick_seconds", "worker_processes", "gather_seconds", "max_message_seconds",
-        "worker_memory_mb",
+        "worker_memory_mb", "grey_press_delay",
     }  # fmt: skip
     for key in judge:
         if key not in known:
@@ -206,6 +211,9 @@ def load_settings(path: Path | None) -> JudgeSettings:
         gather_seconds=_seconds(judge, "gather_seconds", 0.05, f"{path}: [judge]", upto=5),
         max_message_seconds=_seconds(judge, "max_message_seconds", 20.0, f"{path}: [judge]"),
         worker_memory_mb=_megabytes(judge, "worker_memory_mb", 2048, f"{path}: [judge]"),
+        grey_press_delay=int(
+            _seconds(judge, "grey_press_delay", 300, f"{path}: [judge]", upto=86_400)
+        ),
         imap=_section(data, "imap", ImapSettings, path),
         smtp=_section(data, "smtp", SmtpSettings, path),
         inbound=_section(data, "inbound", InboundSmtpSettings, path) or InboundSmtpSettings(),

@@ -186,6 +186,6 @@ SETTINGS: tuple[Lacking, ...] = tuple(
     _setting(word)
     for word in (
         "ACCESS", "CONCEDE", "DRAW", "GREY", "MODERATE", "NMR", "NOCONCEDE",
-        "NODRAW", "NONMR", "NOPRESS", "PARTIAL", "PREFERENCE", "PRESS", "VARIANT", "WHITE",
+        "NODRAW", "NONMR", "NOPRESS", "PARTIAL", "PREFERENCE", "VARIANT", "WHITE",
     )
 )  # fmt: skip

@@ -99,7 +99,7 @@ def read_request(
     reader.read()
     to = reader.to
     if to is None and name == "BROADCAST":
-        to = Targets(every=True)
+        to = Targets(every=True, master=True, observers=True)
     return PressRequest(
         command=name,
         line=line,
@@ -150,7 +150,7 @@ class _Reader:
             elif key == "BROADCAST":
                 if self.to is not None:
                     raise Malformed("BROADCAST: the recipients are named twice; name them once")
-                self.to = Targets(every=True)
+                self.to = Targets(every=True, master=True, observers=True)
             elif key == "FAKE":
                 self._fake()
             elif key == "NOFAKE":

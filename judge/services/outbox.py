@@ -63,9 +63,12 @@ PURGED_BODY = (
 Claimed = tuple[OutboundMessage, datetime | None]
 
 
-def new_message_id(judge: Judge, now: datetime) -> str:
-    """A unique Message-ID in the judge's domain."""
+def new_message_id(judge: Judge, now: datetime, *, timeless: bool = False) -> str:
+    """A unique Message-ID in the judge's domain; ``timeless``: random only, without the
+    time it was written (press, whose writing time would point to its sender)."""
     domain = judge.settings.address.rpartition("@")[2] or "localhost"
+    if timeless:
+        return f"<{secrets.token_hex(16)}@{domain}>"
     return f"<{now:%Y%m%d%H%M%S}.{secrets.token_hex(8)}@{domain}>"
 
 
@@ -83,6 +86,8 @@ def queue_mail(
     references: Sequence[str] = (),
     into: list[dict[str, object]] | None = None,
     secret: bool = False,
+    timeless: bool = False,
+    not_before: datetime | None = None,
 ) -> str:
     """Add one email to the outbox (the caller's transaction commits it); return its
     Message-ID.
@@ -90,6 +95,9 @@ def queue_mail(
     With ``into``, the row is added to that list instead, for the caller to write with
     :func:`insert_outbox` (one statement for many) before anything reads the outbox.
     ``secret``: the body holds a password, purged once the mail is sent (or given up).
+    ``timeless``: a Message-ID without the time (:func:`new_message_id`); ``not_before``:
+    not delivered before then (a grey press held so that its arrival does not match its
+    sender's other mail).
     """
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
@@ -100,7 +108,7 @@ def queue_mail(
     if in_reply_to:
         headers["In-Reply-To"] = in_reply_to
         headers["References"] = " ".join([*references, in_reply_to])
-    message_id = new_message_id(judge, now)
+    message_id = new_message_id(judge, now, timeless=timeless)
     row: dict[str, object] = {
         "message_id": message_id,
         "to_addr": to,
@@ -114,6 +122,7 @@ def queue_mail(
         "attempts": 0,
         "created_at": now,
         "secret": secret,
+        "next_attempt_at": not_before,
     }
     if into is not None:
         into.append(row)

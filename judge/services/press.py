@@ -17,8 +17,11 @@ from typing import TYPE_CHECKING
 
 from judge.config import GameSettings, ObserverPress, Press
 from judge.db import queries
-from judge.db.models import Game, GameStatus
+from judge.db.models import Game, GameStatus, PressRecord, PressState
+from judge.services import press_readers, press_signing
+from judge.services.audience import Audience, recipients
 from judge.services.game_settings import game_settings
+from judge.services.mailings.press import MasterCopy, PressMail, send_press
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -34,6 +37,7 @@ __all__ = [
     "refuse",
     "send",
     "sender_of",
+    "set_press",
 ]
 
 #: Of a press refused to a sender who is not signed on (the address may be forged), at
@@ -180,12 +184,11 @@ def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str
     settings = sender.settings
     name = sender.game.name
     if settings.press is Press.NONE:
-        return f"{name} has no press; you may still write to the game master: PRESS TO M"
+        return f"game {name} has no press; you may still write to the game master: PRESS TO M"
     if sender.role == "observer":
         if settings.observer_press is ObserverPress.NONE:
             return (
-                f"the observers of {name} may send no press, except to the game master: "
-                "PRESS TO M"
+                f"the observers of {name} may send no press, except to the game master: PRESS TO M"
             )
         if settings.observer_press is ObserverPress.BROADCAST and not broadcast:
             return f"the observers of {name} may send broadcasts only: BROADCAST ... ENDPRESS"
@@ -196,7 +199,7 @@ def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str
         )
     if not broadcast and not settings.partial_press:
         return (
-            f"{name} allows broadcasts only (no partial press): BROADCAST ... ENDPRESS, or "
+            f"game {name} allows broadcasts only (no partial press): BROADCAST ... ENDPRESS, or "
             "PRESS TO M for the game master"
         )
     return None
@@ -204,8 +207,88 @@ def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str
 
 def send(conversation: Conversation, request: PressRequest) -> None:
     """Check ``request`` against the game signed on to, store it and send it to each of
-    its recipients, confirming it in the reply; or refuse it (:func:`refuse`)."""
-    raise NotImplementedError
+    its recipients, confirming it in the reply; or refuse it (:func:`refuse`).
+
+    Nothing is stored nor sent before every check has passed.
+    """
+    try:
+        _send(conversation, request)
+    except PressRefused as err:
+        refuse(conversation, request.line, request.body, str(err))
+
+
+#: A broadcast, as ``BROADCAST`` and ``ALL`` name it.
+EVERYONE = Targets(every=True, master=True, observers=True)
+#: Press to the game master alone.
+MASTER_ONLY = Targets(master=True)
+
+
+def _send(conversation: Conversation, request: PressRequest) -> None:
+    sender = sender_of(conversation)
+    to = request.to
+    if to is None:
+        if not request.fake:
+            raise PressRefused(
+                "PRESS alone sends nothing: name the recipients, PRESS TO <powers> ... "
+                "ENDPRESS (initials PRESS TO FG, or names), or BROADCAST for everyone"
+            )
+        to = EVERYONE  # "PRESS FAKE TO FG": a broadcast shown as to France and Germany
+    master_only = to == MASTER_ONLY
+    broadcast = to.every and not to.but and to.master and to.observers
+    reason = kind_allows(sender, broadcast=broadcast, to_master_only=master_only)
+    if reason is not None:
+        raise PressRefused(reason)
+    check_limits(conversation, sender, request.body)
+    signing = press_signing.signing(sender, request, master_only)
+    readers = press_readers.resolve(conversation, sender, to)
+    real = press_readers.shown(readers, sender.power, complement=True, grey=False)
+    shown = press_signing.shown_to(sender, request, readers, to, signing)
+    text = "\n".join(request.body).strip("\n")
+    game, now = sender.game, conversation.now
+    conversation.session.add(
+        PressRecord(
+            game_id=game.id, seq=game.seq, phase=game.phase,
+            sender_role=sender.role, sender_power=sender.power,
+            sender_address=sender.address, signed=signing.signed,
+            shown_from=signing.shown_from, shown_to=shown.text,
+            recipients={
+                "powers": list(readers.powers), "master": readers.master is not None,
+                "observers": bool(readers.observers), "broadcast": real.broadcast,
+            },
+            body=text, release=False, state=PressState.SENT,
+            inbound_id=conversation.inbound_id, created_at=now,
+        )
+    )  # fmt: skip
+    mail = PressMail(
+        shown_from=press_signing.shown_from(signing),
+        shown_to=shown.text,
+        broadcast=shown.broadcast,
+        answer=press_signing.answer(signing),
+        phase_code=game.phase,
+        text=text,
+    )
+    not_before = press_signing.held_until(conversation, sender, signing)
+    judge, session = conversation.judge, conversation.session
+    send_press(session, judge, game, readers.all, mail, now, not_before=not_before)
+    if sender.settings.master_reads_press and sender.role != "master":
+        master = recipients(session, game, Audience.MASTER, judge)
+        taken = {r.address for r in readers.all} | {sender.address}
+        copy_to = [r for r in master if r.address not in taken]
+        if copy_to:
+            who = sender.power or "an observer"
+            copy = MasterCopy(who, signing.plain, press_readers.real_text(readers))
+            send_press(session, judge, game, copy_to, mail, now, not_before=not_before, copy=copy)
+    conversation.reply.actions.append(
+        press_signing.confirmation(request, readers, signing, shown, text)
+    )
+
+
+def set_press(game: Game, kind: Press) -> Press:
+    """The game master's ``SET PRESS``: ``game``'s press becomes ``kind``; returns what
+    it was.  (A later edit of the game file's ``press`` sets it again.)"""
+    before = game_settings(game).press
+    game.settings = {**(game.settings or {}), "press": kind.value}
+    return before
 
 
 def refuse(conversation: Conversation, line: str, body: tuple[str, ...], reason: str) -> None:

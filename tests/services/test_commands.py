@@ -167,12 +167,11 @@ def test_prose_starting_with_an_njudge_word_is_not_a_command(line: str) -> None:
 
 def test_every_njudge_command_word_gets_the_same_answer() -> None:
     examples = {
-        "BROADCAST": "BROADCAST", "CREATE": "CREATE ?new pw",
-        "DIARY": "DIARY LIST", "ENDBROADCAST": "END BROADCAST",
-        "ENDPRESS": "ENDPRESS", "FORCE BEGIN": "FORCE BEGIN", "GET": "GET info",
+        "CREATE": "CREATE ?new pw",
+        "DIARY": "DIARY LIST",
+        "FORCE BEGIN": "FORCE BEGIN", "GET": "GET info",
         "IAMALSO": "IAMALSO ann@example.org", "INFO PLAYER": "INFO PLAYER ann@example.org",
         "MAP": "MAP winter01", "PHASE": "PHASE F1901M",
-        "POSTALPRESS": "POSTAL PRESS", "PRESS": "PRESS TO F",
         "PROMOTE": "PROMOTE ann@example.org", "REGISTER": "REGISTER",
         "SEND": "SEND ME info",
         "UNSTART": "UNSTART", "VERSION": "VERSION",
@@ -187,6 +186,11 @@ def test_every_njudge_command_word_gets_the_same_answer() -> None:
         assert command.error.startswith(
             f"{word} is a command of the njudge that this judge does not have yet"
         ), line
+    # The press commands are this judge's own now.
+    for line, name in [("BROADCAST", "BROADCAST"), ("POSTAL PRESS", "POSTALPRESS"),
+                       ("PRESS TO F", "PRESS")]:  # fmt: skip
+        [command], _unread = parse_commands([line])
+        assert (command.name, command.error) == (name, None)
 
 
 def test_observe_and_watch_are_read_and_prose_that_starts_so_is_not() -> None:
@@ -210,15 +214,13 @@ def test_press_body_is_never_read_as_orders() -> None:
     assert [(c.name, c.number) for c in commands] == [
         ("SIGNON", 1),
         ("ORDERS", 2),
-        ("UNKNOWN", 3),
+        ("PRESS", 3),
         ("ORDERS", 8),
     ]
     press = commands[2]
-    assert press.body == ("A Bur-Par", "", "SET WAIT")
-    assert press.error == (
-        "PRESS is a command of the njudge that this judge does not have yet: the 2 lines "
-        "after it, up to ENDPRESS, were not read (no press was sent)"
-    )
+    assert (press.args, press.body, press.end) == (("TO", "E"), ("A Bur-Par", "", "SET WAIT"),
+                                                   "ENDPRESS")  # fmt: skip
+    assert press.error is None
     assert unread == []
 
 
@@ -227,13 +229,12 @@ def test_press_ends_at_end_broadcast_or_signoff_alone_on_a_line() -> None:
         ["BROADCAST", "endpress now, please", "End Broadcast", "A Par H",
          "press to g", "hi", "signoff", "A Mar H"]
     )  # fmt: skip
-    assert [(c.name, c.body) for c in commands] == [
-        ("UNKNOWN", ("endpress now, please",)),
-        ("ORDERS", ()),
-        ("UNKNOWN", ("hi",)),
-        ("SIGNOFF", ()),
+    assert [(c.name, c.body, c.end) for c in commands] == [
+        ("BROADCAST", ("endpress now, please",), "ENDBROADCAST"),
+        ("ORDERS", (), None),
+        ("PRESS", ("hi",), "SIGNOFF"),
+        ("SIGNOFF", (), None),
     ]
-    assert commands[2].error is not None and "up to SIGNOFF" in commands[2].error
     assert unread == ["A Mar H"]
 
 
@@ -241,11 +242,8 @@ def test_press_without_an_end_swallows_the_rest_and_says_so() -> None:
     commands, _unread = parse_commands(["PRESS TO F", "A Bur-Par", "cheers", "Ann"])
     [press] = commands
     assert press.body == ("A Bur-Par", "cheers", "Ann")
-    assert press.error == (
-        "PRESS is a command of the njudge that this judge does not have yet; it has no "
-        "ENDPRESS after it, so the 3 lines after it, to the end of the message, were not "
-        "read (no press was sent)"
-    )
+    # No end line: the press runs to the end of the message (its confirmation says so).
+    assert (press.end, press.error) == (None, None)
 
 
 def test_phase_owns_the_orders_after_it_up_to_the_next_phase_or_endphase() -> None:

@@ -25,7 +25,7 @@ from judge.presenters import (
 )
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
 from judge.services.listings import GameListing, ScheduleLine, SeatLine
-from judge.services.mailings import Seat
+from judge.services.mailings import MasterCopy, Seat
 from judge.services.releases import Published
 
 GOLDEN = DATA / "golden" / "render"
@@ -663,6 +663,63 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/new_address.txt.j2": {
         "player_new_address.txt": sample(
             power="England", address="eng2@example.net", signon_line="SIGNON Ewinter01 <password>"
+        ),
+    },
+    "player/press.txt.j2": {
+        "press_white.txt": sample(
+            shown_from="France",
+            shown_to="England, Germany",
+            broadcast=False,
+            phase_code="S1901M",
+            text="Shall we talk?\nA Bur-Par",
+            answer="power",
+            answer_power="France",
+            answer_letter="F",
+            copy=None,
+        ),
+        "press_grey_broadcast.txt": sample(
+            shown_from=None,
+            shown_to="all",
+            broadcast=True,
+            phase_code="S1901M",
+            text="Germany is lying.",
+            answer="grey",
+            answer_power=None,
+            answer_letter="",
+            copy=None,
+        ),
+        "press_master_copy.txt": sample(
+            shown_from=None,
+            shown_to="all but Germany",
+            broadcast=False,
+            phase_code=None,
+            text="Trust me.",
+            answer="grey",
+            answer_power=None,
+            answer_letter="",
+            copy=MasterCopy("France", "grey", "Austria, England, Italy, Russia and Turkey"),
+        ),
+        "press_from_master.txt": sample(
+            shown_from="the Game Master",
+            shown_to="France",
+            broadcast=False,
+            phase_code="F1901M",
+            text="Your deadline holds.",
+            answer="master",
+            answer_power="the Game Master",
+            answer_letter="",
+            copy=None,
+        ),
+        "press_from_observer.txt": sample(
+            shown_from="an Observer",
+            shown_to="all",
+            broadcast=True,
+            phase_code="F1901M",
+            text="Go east.",
+            answer="observer",
+            answer_power="an Observer",
+            answer_letter="",
+            copy=None,
         ),
     },
 }

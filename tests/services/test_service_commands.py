@@ -505,19 +505,20 @@ def test_press_and_phase_blocks_are_not_read_as_orders(game: tuple[App, Table]) 
         "SIGNON Ftest01 paris-123\nA Par H\nPRESS TO E\nA Bur-Par\nENDPRESS\nF Bre-MAO\n"
         "BROADCAST\nHello all.\nA Mar-Spa\n"
     ), "2026-11-23 13:00")  # fmt: skip
-    _to, subject, body = reply(table)
+    rows = table.new_mail()
+    assert [r.kind for r in rows] == ["press"] + ["press"] * 7 + ["confirm"]
+    assert rows[0].to_addr == "england@example.org"
+    assert rows[0].body.startswith("Message from France to England in game test01 (S1901M):\n")
+    body = rows[-1].body
     assert active_orders(app, "France") == ["A par H", "F bre-mao"]
-    assert subject == "[Error Flag] Re: orders"
+    assert rows[-1].subject == "Re: orders"
     assert (
-        "  PRESS TO E\n"
-        "    -> PRESS is a command of the njudge that this judge does not have yet: the line "
-        "after it, up to ENDPRESS, was not read (no press was sent)\n"
-        "  BROADCAST\n"
-        "    -> BROADCAST is a command of the njudge that this judge does not have yet; it "
-        "has no ENDPRESS after it, so the 2 lines after it, to the end of the message, "
-        "were not read (no press was sent)\n"
+        "Press sent to England (white, from France; 1 line, 9 characters).\n"
+        "Press sent to Austria, England, Germany, Italy, Russia, Turkey and the game master "
+        "(white, from France; 2 lines, 20 characters). It had no ENDPRESS after it, so it "
+        "ran to the end of your message.\n"
     ) in body
-    assert "A Bur-Par" not in body and "A Mar-Spa" not in body
+    assert "Burgundy" not in body and "Spain" not in body
     table.send("france@example.org", (
         "SIGNON Ftest01 paris-123\nPHASE Fall 1901 Movement\nA Par-Bur\nF Bre-Gas\n"
     ), "2026-11-23 13:05")  # fmt: skip

@@ -45,6 +45,7 @@ from judge.services.mailings.players import (
     send_signon_locked,
     send_welcome,
 )
+from judge.services.mailings.press import MasterCopy, PressMail, send_press
 from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 from judge.services.mailings.seats import (
     send_ejected,
@@ -56,8 +57,10 @@ from judge.services.mailings.seats import (
 
 __all__ = [
     "EditNews",
+    "MasterCopy",
     "OrdersDue",
     "PasswordReset",
+    "PressMail",
     "Replacement",
     "Seat",
     "StaleDeadline",
@@ -79,6 +82,7 @@ __all__ = [
     "send_observers_gamestart",
     "send_paused",
     "send_player_resigned",
+    "send_press",
     "send_reminder",
     "send_replaced",
     "send_results",
