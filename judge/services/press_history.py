@@ -181,14 +181,19 @@ def _entry(record: PressRecord, reader: Reader, reads_all: bool, zone: str) -> s
     return f"{phase}, {when}\n{heading}:\n{body}"
 
 
+#: The senders that are no power, as the press mail names them.
+_SHOWN = {"Master": "the Game Master", "Observer": "an Observer"}
+
+
 def _shown_heading(record: PressRecord) -> str:
     """Who sent it to whom, as its recipients were shown it."""
+    shown = _SHOWN.get(record.shown_from or "", record.shown_from)
     if record.release:
-        sender = f" from {record.shown_from}" if record.shown_from else ""
+        sender = f" from {shown}" if shown else ""
         return f"Press release{sender}{_dateline(record)}"
-    if record.shown_from is None:
+    if shown is None:
         return f"Grey press to {record.shown_to}"
-    return f"From {record.shown_from} to {record.shown_to}"
+    return f"From {shown} to {record.shown_to}"
 
 
 def _true_heading(record: PressRecord, sender: str) -> str:
@@ -232,8 +237,8 @@ def _real_recipients(record: PressRecord) -> str:
     if to.get("broadcast"):
         return "all"
     names = [str(power) for power in to.get("powers") or ()]
-    names += ["Master"] if to.get("master") else []
-    names += ["Observers"] if to.get("observers") else []
+    names += ["the Game Master"] if to.get("master") else []
+    names += ["the Observers"] if to.get("observers") else []
     return ", ".join(names)
 
 

@@ -131,7 +131,7 @@ def test_a_player_reads_what_it_sent_and_received_the_broadcasts_and_the_release
             BROADCAST,
             entry(4, "From Austria to all", "Austria means war."),
             RELEASE,
-            entry(9, "From Observer to England", "A word from the gallery."),
+            entry(9, "From an Observer to England", "A word from the gallery."),
         ])
         + "\n\nMovement orders for Spring of 1901."
     ) in body  # fmt: skip
@@ -172,7 +172,7 @@ def test_an_observer_reads_what_the_observers_received_and_its_own(tmp_path: Pat
         "the published press releases:\n\n"
         + "\n\n".join([
             BROADCAST,
-            entry(6, "From Master to Observers", "Welcome, observers."),
+            entry(6, "From the Game Master to Observers", "Welcome, observers."),
             RELEASE,
             entry(9, "From you (Observer) to England", "A word from the gallery."),
         ])

@@ -299,11 +299,11 @@ def test_a_release_is_refused_in_a_game_without_press_but_the_masters(tmp_path: 
     app, table = make_game(tmp_path, 'press = "none"\n')
     refused(table, "france@example.org",
             FRANCE + "PRESS PUBLISH\nHello.\nENDPRESS\n", "PRESS PUBLISH",
-            "test01 has no press; you may still write to the game master: PRESS TO M",
+            "game test01 has no press; you may still write to the game master: PRESS TO M",
             "  | Hello.\n")  # fmt: skip
     refused(table, "france@example.org",
             FRANCE + "POSTALPRESS\nHello.\nENDPRESS\n", "POSTALPRESS",
-            "test01 has no press; you may still write to the game master: PRESS TO M",
+            "game test01 has no press; you may still write to the game master: PRESS TO M",
             "  | Hello.\n")  # fmt: skip
     assert releases(app) == []
     held(table, "gm@example.org", MASTER + "POSTALPRESS\nThe master speaks.\nENDPRESS\n",
