@@ -31,6 +31,7 @@ __all__ = [
     "confirmation",
     "held_until",
     "is_grey",
+    "sender_shown",
     "shown_from",
     "shown_to",
     "signing",
@@ -59,9 +60,15 @@ _SHOWN_FROM = {"Master": "the Game Master", "Observer": "an Observer"}
 
 def shown_from(signing: Signing) -> str | None:
     """The sender as the mail shows it: a power, "the Game Master", "an Observer"."""
-    if signing.shown_from is None:
+    return sender_shown(signing.shown_from)
+
+
+def sender_shown(stored: str | None) -> str | None:
+    """A press's stored ``shown_from`` (a power, "Master", "Observer"; None: grey) as
+    its readers read it: the power, "the Game Master", "an Observer", or None."""
+    if stored is None:
         return None
-    return _SHOWN_FROM.get(signing.shown_from, signing.shown_from)
+    return _SHOWN_FROM.get(stored, stored)
 
 
 def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing:
