@@ -34,7 +34,7 @@ from judge.commands.base import (
 )
 from judge.engine.board import standard_map
 from judge.services import press, releases
-from judge.services.press import Condition, PressRequest, Targets
+from judge.services.press import EVERYONE, Condition, PressRequest, Targets
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -99,7 +99,7 @@ def read_request(
     reader.read()
     to = reader.to
     if to is None and name == "BROADCAST":
-        to = Targets(every=True, master=True, observers=True)
+        to = EVERYONE
     return PressRequest(
         command=name,
         line=line,
@@ -150,7 +150,7 @@ class _Reader:
             elif key == "BROADCAST":
                 if self.to is not None:
                     raise Malformed("BROADCAST: the recipients are named twice; name them once")
-                self.to = Targets(every=True, master=True, observers=True)
+                self.to = EVERYONE
             elif key == "FAKE":
                 self._fake()
             elif key == "NOFAKE":
@@ -188,7 +188,7 @@ class _Reader:
             self.at += 1
         # ALL [BUT <powers>]
         if self._peek() != "BUT":
-            return Targets(every=True, master=True, observers=True)
+            return EVERYONE
         self.at += 1
         listed = self._listed("ALL BUT")
         return Targets(
@@ -225,7 +225,7 @@ class _Reader:
         key = self._peek()
         if key == "BROADCAST":
             self.at += 1
-            self.fake_to = Targets(every=True, master=True, observers=True)
+            self.fake_to = EVERYONE
         elif key is not None and (key in ("TO", "ALL") or (len(key) > 1 and key[0] in "+-")):
             word = self.words[self.at]
             self.at += 1

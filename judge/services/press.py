@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
 __all__ = [
+    "EVERYONE",
+    "MASTER_ONLY",
     "Condition",
     "PressRefused",
     "PressRequest",

@@ -30,6 +30,8 @@ __all__ = [
     "answer",
     "confirmation",
     "held_until",
+    "is_grey",
+    "sender_shown",
     "shown_from",
     "shown_to",
     "signing",
@@ -58,9 +60,15 @@ _SHOWN_FROM = {"Master": "the Game Master", "Observer": "an Observer"}
 
 def shown_from(signing: Signing) -> str | None:
     """The sender as the mail shows it: a power, "the Game Master", "an Observer"."""
-    if signing.shown_from is None:
+    return sender_shown(signing.shown_from)
+
+
+def sender_shown(stored: str | None) -> str | None:
+    """A press's stored ``shown_from`` (a power, "Master", "Observer"; None: grey) as
+    its readers read it: the power, "the Game Master", "an Observer", or None."""
+    if stored is None:
         return None
-    return _SHOWN_FROM.get(signing.shown_from, signing.shown_from)
+    return _SHOWN_FROM.get(stored, stored)
 
 
 def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing:
@@ -91,15 +99,7 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
             f"game {name} has {kind.value} press, never faked: leave FAKE out (only a game with "
             "fake press allows it)"
         )
-    if request.signed == "white" and not kind.white:
-        raise PressRefused(
-            f"game {name} has grey press only: no press names its sender; leave WHITE out"
-        )
-    if request.signed == "grey" and not kind.grey:
-        raise PressRefused(
-            f"game {name} has {kind.value} press only: every press names its sender; leave GREY out"
-        )
-    grey = request.signed == "grey" or (request.signed is None and kind.grey_by_default)
+    grey = is_grey(sender, request.signed)
     fake_as = request.fake_as if request.fake_as != power else None
     if fake_as is not None:
         if grey:
@@ -117,6 +117,24 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
         return Signing("fake" if faked_to else "grey", None, True, how, f"grey{other}")
     how = f"white, from {power}"
     return Signing("fake" if faked_to else "white", power, False, how, f"white{other}")
+
+
+def is_grey(sender: Sender, asked: str | None) -> bool:
+    """Whether a press (or a press release) of ``sender`` is grey: as the line ``asked``
+    ("white", "grey"; None: the game's default); raises :class:`PressRefused` when the
+    game's kind of press does not allow what the line asks for."""
+    from judge.services.press import PressRefused
+
+    kind, name = sender.settings.press, sender.game.name
+    if asked == "white" and not kind.white:
+        raise PressRefused(
+            f"game {name} has grey press only: no press names its sender; leave WHITE out"
+        )
+    if asked == "grey" and not kind.grey:
+        raise PressRefused(
+            f"game {name} has {kind.value} press only: every press names its sender; leave GREY out"
+        )
+    return asked == "grey" or (asked is None and kind.grey_by_default)
 
 
 def shown_to(

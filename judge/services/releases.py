@@ -27,7 +27,7 @@ from judge.engine.adjudicator import Adjudication
 from judge.engine.conditions import order_outcome
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_order
-from judge.services import press
+from judge.services import press, press_signing
 from judge.services.audience import Recipient
 from judge.services.datelines import MASTER, MAX_DATELINE_CHARS, dateline_key, reserved_for
 from judge.services.game_settings import game_settings
@@ -174,24 +174,13 @@ def _outcome_word(succeeds: bool) -> str:
 
 def _signing(sender: Sender, asked: str | None) -> tuple[str, str | None]:
     """How a release is signed ("white" or "grey") and the sender its readers are shown:
-    as the game's press allows, WHITE or GREY as for press; the master's are the
-    master's."""
+    as the game's press allows, WHITE or GREY as for press
+    (:func:`~judge.services.press_signing.is_grey`); the master's are the master's."""
     if sender.role == "master":
         return "white", "Master"
-    kind = sender.settings.press
-    signed = asked or ("grey" if kind.grey_by_default else "white")
-    name = sender.game.name
-    if signed == "white" and not kind.white:
-        raise PressRefused(
-            f"{name} has grey press only: a press release never names its sender; leave out WHITE"
-        )
-    if signed == "grey" and not kind.grey:
-        raise PressRefused(
-            f"{name} has white press only: a press release names its sender; leave out GREY"
-        )
-    if signed == "grey":
-        return signed, None
-    return signed, sender.power if sender.role == "power" else "Observer"
+    if press_signing.is_grey(sender, asked):
+        return "grey", None
+    return "white", sender.power if sender.role == "power" else "Observer"
 
 
 def _dateline(lines: Sequence[str]) -> tuple[str | None, list[str]]:

@@ -270,14 +270,23 @@ def test_postalpress_in_a_grey_game_is_published_unsigned(tmp_path: Path) -> Non
          "characters):\n  signed: not signed (grey)\n", "2026-11-23 13:00")  # fmt: skip
     refused(table, "germany@example.org",
             GERMANY + "PRESS PUBLISH WHITE\nIt was me.\nENDPRESS\n", "PRESS PUBLISH WHITE",
-            "test01 has grey press only: a press release never names its sender; leave out "
-            "WHITE",
+            "game test01 has grey press only: no press names its sender; leave WHITE out",
             "  | It was me.\n")  # fmt: skip
     bodies = results(table)
     assert press_part(bodies["germany@example.org"]) == (
         "Press releases:\n\nRelease 1\n\n    Someone is watching Burgundy.\n\n"
     )
     assert "france" not in bodies["germany@example.org"].lower().split("press releases")[1]
+
+
+def test_a_release_is_refused_grey_in_a_white_game_as_a_press_is(tmp_path: Path) -> None:
+    # One rule, one wording: a release asking for what the game's kind refuses is told
+    # what a press is told.
+    _app, table = make_game(tmp_path, 'press = "white"\n')
+    refused(table, "germany@example.org",
+            GERMANY + "PRESS PUBLISH GREY\nGuess who.\nENDPRESS\n", "PRESS PUBLISH GREY",
+            "game test01 has white press only: every press names its sender; leave GREY out",
+            "  | Guess who.\n")  # fmt: skip
 
 
 def test_a_white_grey_game_signs_as_asked(tmp_path: Path) -> None:
