@@ -531,7 +531,7 @@ class PressRecord(Base):
     sender_role: Mapped[str] = mapped_column(String)
     #: The sending power's canonical name ("power" only).
     sender_power: Mapped[str | None] = mapped_column(String)
-    #: The address it came from, in lower case (the rate limit counts by it).
+    #: The address it came from, in lower case (the rate limit counts an observer's by it).
     sender_address: Mapped[str] = mapped_column(String)
     #: How it was signed: "white", "grey" or "fake".
     signed: Mapped[str] = mapped_column(String)

@@ -145,14 +145,21 @@ def players_of(
     return list(session.scalars(statement))
 
 
-def press_count_since(session: Session, game_id: int, address: str, since: datetime) -> int:
-    """How many press messages and releases ``address`` sent in the game since ``since``."""
+def press_count_since(
+    session: Session, game_id: int, since: datetime, *, power: str | None, address: str
+) -> int:
+    """How many press messages and releases were sent in the game since ``since`` by the
+    power ``power`` (from whichever address it signed on), or, with ``power`` None, from
+    ``address`` (an observer)."""
+    who = (
+        PressRecord.sender_power == power
+        if power is not None
+        else PressRecord.sender_address == address
+    )
     return int(
         session.scalar(
             select(func.count(PressRecord.id)).where(
-                PressRecord.game_id == game_id,
-                PressRecord.sender_address == address,
-                PressRecord.created_at >= since,
+                PressRecord.game_id == game_id, who, PressRecord.created_at >= since
             )
         )
         or 0

@@ -168,7 +168,10 @@ def check_limits(conversation: Conversation, sender: Sender, body: tuple[str, ..
         )
     hourly = sender.settings.press_per_hour
     since = conversation.now - timedelta(hours=1)
-    sent = queries.press_count_since(conversation.session, sender.game.id, sender.address, since)
+    # Counted by the power, not the address: a player may sign on from any address.
+    sent = queries.press_count_since(
+        conversation.session, sender.game.id, since, power=sender.power, address=sender.address
+    )
     if sent >= hourly:
         raise PressRefused(
             f"you have sent {sent:,} press in {sender.game.name} in the last hour, the most "

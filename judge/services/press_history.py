@@ -1,6 +1,7 @@
 """``HISTORY <game> PRESS``: the press of a game that one reader may read again.
 
-Who reads what (each press as that reader was shown it when it went out):
+Who reads what (each press as that reader was shown it when it went out; the time it
+was received only to its sender and to the master who reads all press):
 
 - anyone: the game's broadcasts and its published press releases (someone not signed on
   to the game gets these only, and only when anyone may watch the game: ``observers =
@@ -168,18 +169,25 @@ def _own(record: PressRecord, reader: Reader) -> bool:
 
 
 def _entry(record: PressRecord, reader: Reader, reads_all: bool, zone: str) -> str:
-    """One press as ``reader`` reads it: its phase and date, who sent it to whom, and its
-    text indented (so that no line of it passes for the start of another entry)."""
-    when = format_deadline(record.created_at, zone)
+    """One press as ``reader`` reads it: its phase (and to its sender and the master who
+    reads all press, the time it was received), who sent it to whom, and its text indented
+    (so that no line of it passes for the start of another entry).
+
+    Nobody else is shown the time: a grey or faked press received in the same second as
+    its sender's white one would name that sender, and the time would undo the random
+    hold of its mail (:func:`judge.services.press_signing.held_until`)."""
+    when = ""
     phase = record.phase or "Before the start"
     if _own(record, reader):
         heading = _true_heading(record, f"you ({_shown_name(record)})")
+        when = f", {format_deadline(record.created_at, zone)}"
     elif reads_all:
         heading = _true_heading(record, _true_sender(record))
+        when = f", {format_deadline(record.created_at, zone)}"
     else:
         heading = _shown_heading(record)
     body = "\n".join(f"  {line}" if line else "" for line in record.body.strip("\n").split("\n"))
-    return f"{phase}, {when}\n{heading}:\n{body}"
+    return f"{phase}{when}\n{heading}:\n{body}"
 
 
 def _shown_heading(record: PressRecord) -> str:

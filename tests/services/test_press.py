@@ -609,3 +609,23 @@ def test_the_master_sets_the_kind_of_press(tmp_path: Path) -> None:
         "  SET PRESS none\n    -> only the game master can do this: SIGNON M<game> "
         "<password> first\n"
     ) in reply.body
+
+
+def test_the_hourly_limit_counts_a_powers_press_from_any_address(tmp_path: Path) -> None:
+    # A player may sign on from another address; the limit is the power's, not the address's.
+    app, table = make_game(tmp_path, "press_per_hour = 2\n")
+    table.send("france@example.org", f"{FRANCE}PRESS TO E\nOne.\nENDPRESS\n", WHEN)
+    table.send("france@example.org", f"{FRANCE}PRESS TO G\nTwo.\nENDPRESS\n", WHEN)
+    table.new_mail()
+    table.send("elsewhere@example.net", f"{FRANCE}PRESS TO I\nThree.\nENDPRESS\n", WHEN)
+    rows = table.new_mail()
+    assert [r.kind for r in rows if r.kind == "press"] == []
+    reply = next(r for r in rows if r.to_addr == "elsewhere@example.net")
+    assert refused(
+        reply.body,
+        "PRESS TO I",
+        "you have sent 2 press in test01 in the last hour, the most the game allows; send "
+        "this one again later",
+        "Three.",
+    )
+    assert len(records(app)) == 2

@@ -100,16 +100,18 @@ def reply(table: Table, sender: str, body: str) -> str:
     return rows[0].body
 
 
-def entry(minute: int, heading: str, *body: str) -> str:
-    """One entry of the answer, received at 13:<minute>."""
+def entry(minute: int | None, heading: str, *body: str) -> str:
+    """One entry of the answer, received at 13:<minute> (None: the time not shown, to a
+    reader who did not send it)."""
     text = "\n".join(f"  {line}" if line else "" for line in body)
-    return f"S1901M, Mon Nov 23 2026 13:{minute:02d}:00 +0000 (Europe/London)\n{heading}:\n{text}"
+    when = "" if minute is None else f", Mon Nov 23 2026 13:{minute:02d}:00 +0000 (Europe/London)"
+    return f"S1901M{when}\n{heading}:\n{text}"
 
 
-ENGLAND_TO_FG = entry(0, "From England to France, Germany", "Dear France and Germany,", "",
+ENGLAND_TO_FG = entry(None, "From England to France, Germany", "Dear France and Germany,", "",
                       "shall we?")  # fmt: skip
-BROADCAST = entry(2, "From Germany to all", "Peace in our time.")
-RELEASE = entry(7, "Press release from Austria, dateline Vienna", "Vienna stands firm.")
+BROADCAST = entry(None, "From Germany to all", "Peace in our time.")
+RELEASE = entry(None, "Press release from Austria, dateline Vienna", "Vienna stands firm.")
 
 
 def test_a_player_reads_what_it_sent_and_received_the_broadcasts_and_the_releases(
@@ -129,9 +131,9 @@ def test_a_player_reads_what_it_sent_and_received_the_broadcasts_and_the_release
                   "shall we?"),
             entry(1, "From you (England) to France, sent grey", "Beware of Germany."),
             BROADCAST,
-            entry(4, "From Austria to all", "Austria means war."),
+            entry(None, "From Austria to all", "Austria means war."),
             RELEASE,
-            entry(9, "From an Observer to England", "A word from the gallery."),
+            entry(None, "From an Observer to England", "A word from the gallery."),
         ])
         + "\n\nMovement orders for Spring of 1901."
     ) in body  # fmt: skip
@@ -144,7 +146,7 @@ def test_a_grey_press_names_no_sender_to_its_recipient(tmp_path: Path) -> None:
     app, table = make_game(tmp_path)
     the_press(app)
     body = reply(table, "france@example.org", "SIGNON Ftest01 paris-123\nHISTORY test01 PRESS\n")
-    grey = entry(1, "Grey press to France", "Beware of Germany.")
+    grey = entry(None, "Grey press to France", "Beware of Germany.")
     assert (
         "The press of test01 that France sent or received, and the broadcasts and the\n"
         "published press releases:\n\n"
@@ -172,7 +174,7 @@ def test_an_observer_reads_what_the_observers_received_and_its_own(tmp_path: Pat
         "the published press releases:\n\n"
         + "\n\n".join([
             BROADCAST,
-            entry(6, "From the Game Master to Observers", "Welcome, observers."),
+            entry(None, "From the Game Master to Observers", "Welcome, observers."),
             RELEASE,
             entry(9, "From you (Observer) to England", "A word from the gallery."),
         ])
@@ -190,7 +192,7 @@ def test_the_master_reads_what_was_sent_to_the_master(tmp_path: Path) -> None:
         "broadcasts and the published press releases:\n\n"
         + "\n\n".join([
             BROADCAST,
-            entry(5, "From France to Master", "I may be late."),
+            entry(None, "From France to Master", "I may be late."),
             entry(6, "From you (Master) to Observers", "Welcome, observers."),
             RELEASE,
         ])
@@ -207,9 +209,10 @@ def test_the_master_who_reads_all_press_sees_every_true_sender(tmp_path: Path) -
         "All the press of test01, with the true senders (the game master reads all\n"
         "press):\n\n"
         + "\n\n".join([
-            ENGLAND_TO_FG,
+            entry(0, "From England to France, Germany", "Dear France and Germany,", "",
+                  "shall we?"),
             entry(1, "From England to France, sent grey", "Beware of Germany."),
-            BROADCAST,
+            entry(2, "From Germany to all", "Peace in our time."),
             entry(3, "From Russia to Turkey", "Black Sea?"),
             entry(4, "From Italy to England, faked as Austria, shown as to all",
                   "Austria means war."),
@@ -262,7 +265,7 @@ def test_the_answer_holds_the_most_recent_press_and_says_how_to_ask_for_more(
     body = reply(table, "someone@example.net", "HISTORY test01 PRESS\n")
     assert "Number 4.\n" not in body
     assert body.endswith(
-        "F1901M, Mon Nov 23 2026 13:24:00 +0000 (Europe/London)\n"
+        "F1901M\n"
         "From Germany to all:\n"
         "  Number 24.\n\n"
         "5 earlier press were left out (S1901M): ask for one phase, e.g. HISTORY\n"
@@ -305,3 +308,17 @@ def test_the_master_acting_for_a_power_reads_as_the_master_and_the_power_s_copy_
     assert "From France to Master:" in rows["gm@example.org"]
     assert "Dear France" not in rows["gm@example.org"]
     assert "press" not in rows["england@example.org"].lower()
+
+
+def test_the_time_a_press_was_received_is_shown_to_its_sender_only(tmp_path: Path) -> None:
+    # England's white and grey press came in one message: the same second would tell
+    # France who sent the grey one (and undo the grey press's random hold).  France reads
+    # the phase of each; England, its sender, the time too.
+    app, table = make_game(tmp_path)
+    the_press(app)
+    body = reply(table, "france@example.org", "SIGNON Ftest01 paris-123\nHISTORY test01 PRESS\n")
+    assert "S1901M\nGrey press to France:\n  Beware of Germany.\n" in body
+    assert "S1901M\nFrom England to France, Germany:\n" in body
+    assert "S1901M\nPress release from Austria, dateline Vienna:\n" in body
+    assert "13:01" not in body and "13:00" not in body
+    assert "S1901M, Mon Nov 23 2026 13:05:00 +0000 (Europe/London)\nFrom you (France)" in body
