@@ -30,6 +30,7 @@ from judge.engine.phases import Phase
 from judge.presenters import format_deadline
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
+from judge.services.press_signing import SHOWN_FROM
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -181,13 +182,9 @@ def _entry(record: PressRecord, reader: Reader, reads_all: bool, zone: str) -> s
     return f"{phase}, {when}\n{heading}:\n{body}"
 
 
-#: The senders that are no power, as the press mail names them.
-_SHOWN = {"Master": "the Game Master", "Observer": "an Observer"}
-
-
 def _shown_heading(record: PressRecord) -> str:
     """Who sent it to whom, as its recipients were shown it."""
-    shown = _SHOWN.get(record.shown_from or "", record.shown_from)
+    shown = SHOWN_FROM.get(record.shown_from or "", record.shown_from)
     if record.release:
         sender = f" from {shown}" if shown else ""
         return f"Press release{sender}{_dateline(record)}"
@@ -237,8 +234,8 @@ def _real_recipients(record: PressRecord) -> str:
     if to.get("broadcast"):
         return "all"
     names = [str(power) for power in to.get("powers") or ()]
-    names += ["the Game Master"] if to.get("master") else []
-    names += ["the Observers"] if to.get("observers") else []
+    names += ["the game master"] if to.get("master") else []
+    names += ["the observers"] if to.get("observers") else []
     return ", ".join(names)
 
 
