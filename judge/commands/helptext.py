@@ -107,7 +107,14 @@ def docs_table(registry: Registry) -> str:
         if not command.available:
             continue
         forms = " / ".join(
-            f"`{usage}`" for usage in (*command.help.usage, *command.help.master_usage)
+            f"`{_cell(usage)}`" for usage in (*command.help.usage, *command.help.master_usage)
         )
-        rows.append(f"| {forms} | {command.help.audience.value} | {command.help.description} |")
+        what = _cell(command.help.description)
+        rows.append(f"| {forms} | {command.help.audience.value} | {what} |")
     return "\n".join(rows) + "\n"
+
+
+def _cell(text: str) -> str:
+    """``text`` for a cell of a Markdown table: a bare ``|`` would end the cell, even
+    inside a code span, so it is written ``\\|`` (shown as ``|``)."""
+    return text.replace("|", "\\|")

@@ -242,8 +242,8 @@ def _real_recipients(record: PressRecord) -> str:
     if to.get("broadcast"):
         return "all"
     names = [str(power) for power in to.get("powers") or ()]
-    names += ["the Game Master"] if to.get("master") else []
-    names += ["the Observers"] if to.get("observers") else []
+    names += ["the game master"] if to.get("master") else []
+    names += ["the observers"] if to.get("observers") else []
     return ", ".join(names)
 
 

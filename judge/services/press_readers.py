@@ -11,8 +11,8 @@ says so), and so is the sender's own address; each address reads a press once.
 **What readers are shown** (:func:`shown_to`), as the njudge writes it: the powers by
 name in the map's order ("England, Germany"), or "all but Germany" for a press to all
 but some, or "all" for a broadcast (every power still in besides the sender, the game
-master and the observers); "the Game Master" and "the Observers" are added when a press
-that is not a broadcast reaches them ("England and the Game Master").
+master and the observers); "the game master" and "the observers" are added when a press
+that is not a broadcast reaches them ("England, the game master").
 
 **Anonymity of grey press.**  A reader of a grey press knows that its sender is a power
 still in the game and not among the recipients shown (nobody writes to themselves).  The
@@ -197,13 +197,13 @@ def shown_to(
     >>> grey(["Austria", "England", "Germany", "Italy", "Russia", "Turkey"])
     'all'
     >>> shown_to(U, ["England"], "France", master=(True, True)).text
-    'England, the Game Master'
+    'England, the game master'
     >>> shown_to(U, U, "France", master=(True, True), observers=(True, False)).text
-    'all but the Observers'
+    'all but the observers'
     """
     wanted = set(powers)
     listed = [p for p in universe if p in wanted]
-    extras = (("the Game Master", master), ("the Observers", observers))
+    extras = (("the game master", master), ("the observers", observers))
     reached = [name for name, (has, on) in extras if has and on]
     missed = [name for name, (has, on) in extras if has and not on]
     left_out = [p for p in universe if p not in wanted and p != sender]

@@ -7,8 +7,8 @@ sender, ``grey`` never does, ``white/grey`` names it unless the line says ``GREY
 allows ``GREY`` and ``FAKE`` (``FAKE AS <power>``: shown from that power; ``FAKE TO
 <powers>``, ``FAKE BROADCAST``, ``FAKE`` alone: shown to other recipients than the real
 ones).  Press to the game master alone is always white and never faked; the master's own
-press is always white ("from the Game Master"); an observer's is shown "from an
-Observer".  A line that asks for what the game does not allow is refused with the reason.
+press is always white ("from the game master"); an observer's is shown "from an
+observer".  A line that asks for what the game does not allow is refused with the reason.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from judge.services.press import PressRequest, Sender, Targets
 
 __all__ = [
+    "SHOWN_FROM",
     "Signing",
     "answer",
     "confirmation",
@@ -54,21 +55,22 @@ class Signing:
     note: str = ""
 
 
-#: How a reader is shown the game master and an observer as the sender.
-_SHOWN_FROM = {"Master": "the Game Master", "Observer": "an Observer"}
+#: How a reader is shown the game master and an observer as the sender (the press mail,
+#: HISTORY, the results' press releases).
+SHOWN_FROM = {"Master": "the game master", "Observer": "an observer"}
 
 
 def shown_from(signing: Signing) -> str | None:
-    """The sender as the mail shows it: a power, "the Game Master", "an Observer"."""
+    """The sender as the mail shows it: a power, "the game master", "an observer"."""
     return sender_shown(signing.shown_from)
 
 
 def sender_shown(stored: str | None) -> str | None:
     """A press's stored ``shown_from`` (a power, "Master", "Observer"; None: grey) as
-    its readers read it: the power, "the Game Master", "an Observer", or None."""
+    its readers read it: the power, "the game master", "an observer", or None."""
     if stored is None:
         return None
-    return _SHOWN_FROM.get(stored, stored)
+    return SHOWN_FROM.get(stored, stored)
 
 
 def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing:
@@ -81,13 +83,13 @@ def signing(sender: Sender, request: PressRequest, master_only: bool) -> Signing
         if request.fake:
             raise PressRefused("the game master's press is never faked: leave FAKE out")
         note = " The game master's press is always white." if request.signed == "grey" else ""
-        return Signing("white", "Master", False, "from the Game Master", "white", note)
+        return Signing("white", "Master", False, "from the game master", "white", note)
     if sender.role == "observer":
         if request.fake:
             raise PressRefused(
-                "an observer's press is shown from an Observer and is never faked: leave FAKE out"
+                "an observer's press is shown from an observer and is never faked: leave FAKE out"
             )
-        return Signing("white", "Observer", False, "shown from an Observer", "white")
+        return Signing("white", "Observer", False, "shown from an observer", "white")
     power = sender.power
     if master_only:
         if request.fake:

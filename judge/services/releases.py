@@ -32,6 +32,7 @@ from judge.services.audience import Recipient
 from judge.services.datelines import MASTER, MAX_DATELINE_CHARS, dateline_key, reserved_for
 from judge.services.game_settings import game_settings
 from judge.services.press import PressRefused, PressRequest, Sender
+from judge.services.press_signing import SHOWN_FROM
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -339,10 +340,6 @@ _EXCERPT_CHARS = 40
 def _shown_sender(record: PressRecord) -> str | None:
     """The sender a published release shows: the game master's always, a power's or an
     observer's when signed white, else none."""
-    if record.sender_role == "master":
-        return "the game master"
-    if record.signed != "white":
+    if record.shown_from is None:
         return None
-    if record.sender_role == "observer":
-        return "an observer"
-    return record.sender_power
+    return SHOWN_FROM.get(record.shown_from, record.shown_from)

@@ -227,4 +227,4 @@ def test_no_press_but_to_the_game_master(tmp_path: Path) -> None:
     assert to([to_master, reply]) == [GM, "england@example.org"]
     assert reply.subject.startswith("[Error Flag]")
     assert "Shall we talk?" in reply.body and "Hello all." in reply.body
-    assert "Message from England to the Game Master" in to_master.body
+    assert "Message from England to the game master" in to_master.body

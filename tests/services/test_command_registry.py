@@ -4,6 +4,7 @@ shows everywhere, with no other list to edit."""
 
 from __future__ import annotations
 
+import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -63,6 +64,11 @@ def _docs_table() -> str:
     return "\n".join(lines[start:end]) + "\n"
 
 
+def _cell(text: str) -> str:
+    """``text`` as a cell of the docs table writes it (a bar escaped)."""
+    return text.replace("|", "\\|")
+
+
 def _flat(text: str) -> str:
     return " ".join(text.split())
 
@@ -75,6 +81,18 @@ def test_the_docs_table_is_the_registry() -> None:
     # Before the registry, the table lacked PROCESS, PAUSE, RESUME and SET DEADLINE (the
     # game master's, in a paragraph under it) and the ORDERS line.
     assert _docs_table() == REGISTRY.docs_table
+
+
+def test_a_bar_in_a_usage_is_escaped_in_the_docs_table() -> None:
+    # A bare "|" inside a cell (even in a code span) starts a new cell in Markdown: the
+    # row of PRESS had five cells, its "what it does" in the wrong column.
+    for row in REGISTRY.docs_table.splitlines():
+        cells = re.split(r"(?<!\\)\|", row)
+        assert len(cells) == 5, row
+    assert (
+        "| `PRESS TO <powers> [WHITE\\|GREY] ... ENDPRESS` / `PRESS TO ALL BUT <powers> ... "
+        "ENDPRESS` / `PRESS PUBLISH [IF <order> SUCCEEDS\\|FAILS] ... ENDPRESS` | anyone |"
+    ) in REGISTRY.docs_table
 
 
 def test_every_command_has_its_help_and_shows_in_help_and_the_docs() -> None:
@@ -98,8 +116,8 @@ def test_every_command_has_its_help_and_shows_in_help_and_the_docs() -> None:
         for text in (*shown, *command.help.master_usage):
             assert _flat(text) in flat_help, text
         for usage in (*command.help.usage, *command.help.master_usage):
-            assert f"`{usage}`" in table, usage
-        assert f"| {command.help.audience.value} | {command.help.description} |" in table
+            assert f"`{_cell(usage)}`" in table, usage
+        assert f"| {command.help.audience.value} | {_cell(command.help.description)} |" in table
 
 
 class Wave(MailCommand):

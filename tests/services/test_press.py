@@ -205,7 +205,7 @@ def test_grey_press_names_its_sender_nowhere_its_recipients_can_see(tmp_path: Pa
         assert row.subject == "Diplomacy game test01: press"
         # Five of the six others: shown as "all but Germany", six possible senders.
         assert row.body == (
-            "Message to all but Germany, the Game Master in game test01 (S1901M):\n"
+            "Message to all but Germany, the game master in game test01 (S1901M):\n"
             "\n"
             "Germany is lying to all of us.\n"
             "\n" + ANSWER_GREY
@@ -223,13 +223,13 @@ def test_grey_press_names_its_sender_nowhere_its_recipients_can_see(tmp_path: Pa
     assert (
         "Press sent to Austria, England, Italy, Russia and Turkey (grey, your power not "
         "named; 1 line, 30 characters). Its readers see it as addressed to all but "
-        "Germany, the Game Master.\n"
+        "Germany, the game master.\n"
     ) in reply.body
     [record] = records(app)
     assert (record.signed, record.shown_from, record.shown_to, record.sender_power) == (
         "grey",
         None,
-        "all but Germany, the Game Master",
+        "all but Germany, the game master",
         "France",
     )
 
@@ -372,14 +372,14 @@ def test_press_to_the_master_goes_through_in_a_game_without_press(tmp_path: Path
     assert row.to_addr == "gm@example.org"
     assert row.subject == "Diplomacy game test01: press from France"
     assert row.body.startswith(
-        "Message from France to the Game Master in game test01 (S1901M):\n\nMay I have more time?\n"
+        "Message from France to the game master in game test01 (S1901M):\n\nMay I have more time?\n"
     )
     assert (
         "Press sent to the game master (white, from France; 1 line, 21 characters). Press "
         "to the game master is always white.\n"
     ) in reply.body
     [record] = records(app)
-    assert (record.signed, record.shown_to) == ("white", "the Game Master")
+    assert (record.signed, record.shown_to) == ("white", "the game master")
 
 
 def test_the_masters_press_is_white_and_allowed_in_a_game_without_press(
@@ -391,9 +391,9 @@ def test_the_masters_press_is_white_and_allowed_in_a_game_without_press(
     )
     press, reply = split(table.new_mail())
     assert [r.to_addr for r in press] == ["france@example.org", "germany@example.org"]
-    assert press[0].subject == "Diplomacy game test01: press from the Game Master"
+    assert press[0].subject == "Diplomacy game test01: press from the game master"
     assert press[0].body == (
-        "Message from the Game Master to France, Germany in game test01 (S1901M):\n"
+        "Message from the game master to France, Germany in game test01 (S1901M):\n"
         "\n"
         "Deadline holds.\n"
         "\n"
@@ -404,7 +404,7 @@ def test_the_masters_press_is_white_and_allowed_in_a_game_without_press(
         "TESTJUDGE\n"
     )
     assert (
-        "Press sent to France and Germany (from the Game Master; 1 line, 15 characters)."
+        "Press sent to France and Germany (from the game master; 1 line, 15 characters)."
         in reply.body
     )
 
@@ -454,7 +454,7 @@ def test_without_partial_press_only_broadcasts_and_press_to_the_master_go(
         f"{FRANCE}BROADCAST\nAll of us.\nENDPRESS\nPRESS TO M\nHelp.\nENDPRESS\n"
     ), WHEN)  # fmt: skip
     press, _reply = split(table.new_mail())
-    assert len(press) == 8 and press[-1].body.startswith("Message from France to the Game Master")
+    assert len(press) == 8 and press[-1].body.startswith("Message from France to the game master")
     assert len(records(app)) == 2
 
 
@@ -473,9 +473,9 @@ def test_observers_press_follows_observer_press(tmp_path: Path) -> None:
     table.send("watcher@example.net", f"{watch}BROADCAST\nGo east.\nENDPRESS\n", WHEN)
     press, reply = split(table.new_mail())
     assert len(press) == 8 and "watcher@example.net" not in [r.to_addr for r in press]
-    assert press[0].subject == "Diplomacy game test01: broadcast from an Observer"
+    assert press[0].subject == "Diplomacy game test01: broadcast from an observer"
     assert press[0].body == (
-        "Broadcast message from an Observer in game test01 (S1901M):\n"
+        "Broadcast message from an observer in game test01 (S1901M):\n"
         "\n"
         "Go east.\n"
         "\n"

@@ -76,10 +76,10 @@ def the_press(app: App) -> None:
               recipients=to(["Turkey"]), body="Black Sea?")  # fmt: skip
     add_press(app, 4, sender_power="Italy", signed="fake", shown_from="Austria",
               shown_to="all", recipients=to(["England"]), body="Austria means war.")  # fmt: skip
-    add_press(app, 5, sender_power="France", shown_from="France", shown_to="Master",
+    add_press(app, 5, sender_power="France", shown_from="France", shown_to="the game master",
               recipients=to(master=True), body="I may be late.")  # fmt: skip
     add_press(app, 6, sender_role="master", sender_power=None, sender_address="gm@example.org",
-              shown_from="Master", shown_to="Observers", recipients=to(observers=True),
+              shown_from="Master", shown_to="the observers", recipients=to(observers=True),
               body="Welcome, observers.")  # fmt: skip
     add_press(app, 7, sender_power="Austria", shown_from="Austria", shown_to="all",
               recipients=to(broadcast=True), release=True, dateline="Vienna",
@@ -133,7 +133,7 @@ def test_a_player_reads_what_it_sent_and_received_the_broadcasts_and_the_release
             BROADCAST,
             entry(None, "From Austria to all", "Austria means war."),
             RELEASE,
-            entry(None, "From an Observer to England", "A word from the gallery."),
+            entry(None, "From an observer to England", "A word from the gallery."),
         ])
         + "\n\nMovement orders for Spring of 1901."
     ) in body  # fmt: skip
@@ -154,7 +154,7 @@ def test_a_grey_press_names_no_sender_to_its_recipient(tmp_path: Path) -> None:
             ENGLAND_TO_FG,
             grey,
             BROADCAST,
-            entry(5, "From you (France) to Master", "I may be late."),
+            entry(5, "From you (France) to the game master", "I may be late."),
             RELEASE,
         ])
         + "\n\nMovement orders for Spring of 1901."
@@ -174,7 +174,7 @@ def test_an_observer_reads_what_the_observers_received_and_its_own(tmp_path: Pat
         "the published press releases:\n\n"
         + "\n\n".join([
             BROADCAST,
-            entry(None, "From the Game Master to Observers", "Welcome, observers."),
+            entry(None, "From the game master to the observers", "Welcome, observers."),
             RELEASE,
             entry(9, "From you (Observer) to England", "A word from the gallery."),
         ])
@@ -192,8 +192,8 @@ def test_the_master_reads_what_was_sent_to_the_master(tmp_path: Path) -> None:
         "broadcasts and the published press releases:\n\n"
         + "\n\n".join([
             BROADCAST,
-            entry(None, "From France to Master", "I may be late."),
-            entry(6, "From you (Master) to Observers", "Welcome, observers."),
+            entry(None, "From France to the game master", "I may be late."),
+            entry(6, "From you (Master) to the observers", "Welcome, observers."),
             RELEASE,
         ])
         + "\n\nTESTJUDGE\n"
@@ -216,8 +216,8 @@ def test_the_master_who_reads_all_press_sees_every_true_sender(tmp_path: Path) -
             entry(3, "From Russia to Turkey", "Black Sea?"),
             entry(4, "From Italy to England, faked as Austria, shown as to all",
                   "Austria means war."),
-            entry(5, "From France to Master", "I may be late."),
-            entry(6, "From you (Master) to Observers", "Welcome, observers."),
+            entry(5, "From France to the game master", "I may be late."),
+            entry(6, "From you (Master) to the observers", "Welcome, observers."),
             entry(7, "Press release from Austria, dateline Vienna, published",
                   "Vienna stands firm."),
             entry(8, "Press release from Turkey, dateline Paris, held for the next results",
@@ -305,7 +305,7 @@ def test_the_master_acting_for_a_power_reads_as_the_master_and_the_power_s_copy_
     table.send("gm@example.org", GM + "BECOME England\nHISTORY test01 PRESS\n",
                "2026-11-24 10:00", subject="history")  # fmt: skip
     rows = {row.to_addr: row.body for row in table.new_mail()}
-    assert "From France to Master:" in rows["gm@example.org"]
+    assert "From France to the game master:" in rows["gm@example.org"]
     assert "Dear France" not in rows["gm@example.org"]
     assert "press" not in rows["england@example.org"].lower()
 

@@ -30,7 +30,7 @@ __all__ = ["MasterCopy", "PressMail", "send_press"]
 class PressMail:
     """What every reader of one press is shown.
 
-    ``shown_from`` the sender as shown (a power, "the Game Master", "an Observer"; None:
+    ``shown_from`` the sender as shown (a power, "the game master", "an observer"; None:
     grey); ``shown_to`` the recipients as shown ("England, Germany", "all but Germany");
     ``broadcast`` it reads as a broadcast; ``answer`` how to answer it: "power" (PRESS
     TO the power of ``shown_from``), "master", "observer" or "grey"; ``phase_code`` the
