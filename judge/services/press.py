@@ -250,6 +250,7 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
     shown = press_signing.shown_to(sender, request, readers, to, signing)
     text = "\n".join(request.body).strip("\n")
     game, now = sender.game, conversation.now
+    not_before = press_signing.held_until(conversation, sender, signing)
     conversation.session.add(
         PressRecord(
             game_id=game.id, seq=game.seq, phase=game.phase,
@@ -259,6 +260,8 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
             recipients={
                 "powers": list(readers.powers), "master": readers.master is not None,
                 "observers": bool(readers.observers), "broadcast": real.broadcast,
+                # Until its mail goes, HISTORY shows it to its sender only (press_history).
+                **({"held_until": not_before.isoformat()} if not_before else {}),
             },
             body=text, release=False, state=PressState.SENT,
             inbound_id=conversation.inbound_id, created_at=now,
@@ -272,7 +275,6 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
         phase_code=game.phase,
         text=text,
     )
-    not_before = press_signing.held_until(conversation, sender, signing)
     judge, session = conversation.judge, conversation.session
     send_press(session, judge, game, readers.all, mail, now, not_before=not_before)
     if sender.settings.master_reads_press and sender.role != "master":

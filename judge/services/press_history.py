@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import textwrap
 from dataclasses import dataclass
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from judge.config import Observers
@@ -100,7 +101,7 @@ def press_history(
     visible = [
         record
         for record in queries.press_of(conversation.session, game.id, phase)
-        if _visible(record, reader, reads_all)
+        if _visible(record, reader, reads_all, conversation.now)
     ]
     entries = [_entry(record, reader, reads_all, zone) for record in visible]
     kept = entries if which is not None else entries[-RECENT_ENTRIES:]
@@ -139,9 +140,14 @@ def _phase(which: str | None, game: Game) -> str | None:
         ) from None
 
 
-def _visible(record: PressRecord, reader: Reader, reads_all: bool) -> bool:
-    """Whether ``reader`` may read ``record``."""
+def _visible(record: PressRecord, reader: Reader, reads_all: bool, now: datetime) -> bool:
+    """Whether ``reader`` may read ``record`` at ``now``: a press whose mail is still held
+    (a grey or faked press's random delay) is its sender's only until the mail goes, so
+    that asking again and again does not tell when it was written."""
     to: dict[str, Any] = record.recipients or {}
+    held = to.get("held_until")
+    if isinstance(held, str) and datetime.fromisoformat(held) > now:
+        return _own(record, reader)
     if record.release:
         if record.state == PressState.PUBLISHED or reads_all:
             return True

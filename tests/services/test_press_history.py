@@ -322,3 +322,22 @@ def test_the_time_a_press_was_received_is_shown_to_its_sender_only(tmp_path: Pat
     assert "S1901M\nPress release from Austria, dateline Vienna:\n" in body
     assert "13:01" not in body and "13:00" not in body
     assert "S1901M, Mon Nov 23 2026 13:05:00 +0000 (Europe/London)\nFrom you (France)" in body
+
+
+def test_a_held_grey_press_is_not_in_history_before_its_mail_goes(tmp_path: Path) -> None:
+    # A grey press's mail is held a random while (the judge's grey_press_delay) so that
+    # its arrival ties it to nothing else of its sender's; HISTORY must not show it any
+    # sooner, or asking again and again would tell when it was written.
+    _app, table = make_game(tmp_path, 'press = "grey"\n')
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nPRESS TO F\nWho am I?\nENDPRESS\n",
+               "2026-11-24 09:59")  # fmt: skip
+    (held,) = [row for row in table.new_mail() if row.to_addr == "france@example.org"]
+    assert held.next_attempt_at is not None and held.next_attempt_at > at("2026-11-24 10:00")
+    history = "SIGNON Ftest01 paris-123\nHISTORY test01 PRESS\n"
+    assert "Who am I?" not in reply(table, "france@example.org", history)
+    # Its sender sees it at once; the recipient once its mail has gone.
+    assert "Who am I?" in reply(table, "england@example.org",
+                                "SIGNON Etest01 pw-eng\nHISTORY test01 PRESS\n")  # fmt: skip
+    table.send("france@example.org", history, "2026-11-24 10:05", subject="history")
+    (later,) = table.new_mail()
+    assert "Grey press to France:\n  Who am I?" in later.body
