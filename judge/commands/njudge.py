@@ -185,7 +185,7 @@ def _setting(word: str) -> Lacking:
 SETTINGS: tuple[Lacking, ...] = tuple(
     _setting(word)
     for word in (
-        "ACCESS", "CONCEDE", "DRAW", "GREY", "MODERATE", "NMR", "NOCONCEDE",
-        "NODRAW", "NONMR", "NOPRESS", "PARTIAL", "PREFERENCE", "VARIANT", "WHITE",
+        "ACCESS", "CONCEDE", "DRAW", "MODERATE", "NMR", "NOCONCEDE", "NODRAW", "NONMR",
+        "PREFERENCE", "VARIANT",
     )
 )  # fmt: skip

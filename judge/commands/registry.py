@@ -30,6 +30,7 @@ from judge.commands import (
 )
 from judge.commands.base import Audience, Family, Line, MailCommand, keyword
 from judge.commands.helptext import docs_table, help_text
+from judge.config import Press
 
 __all__ = ["COMMANDS", "FAMILIES", "REGISTRY", "Registry", "keyword"]
 
@@ -181,6 +182,11 @@ COMMANDS: tuple[MailCommand, ...] = (
     master.SetDeadline(),
     master.SetGrace(),
     press_settings.SetPress(),
+    press_settings.SetKind("WHITE", Press.WHITE),
+    press_settings.SetKind("GREY", Press.GREY),
+    press_settings.SetKind("NOPRESS", Press.NONE),
+    press_settings.SetPartial(True),
+    press_settings.SetPartial(False),
     become.Become(),
     preview.Preview(),
     rollback.Rollback(),

@@ -39,7 +39,6 @@ __all__ = [
     "refuse",
     "send",
     "sender_of",
-    "set_press",
 ]
 
 #: Of a press refused to a sender who is not signed on (the address may be forged), at
@@ -288,14 +287,6 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
     conversation.reply.actions.append(
         press_signing.confirmation(request, readers, signing, shown, text)
     )
-
-
-def set_press(game: Game, kind: Press) -> Press:
-    """The game master's ``SET PRESS``: ``game``'s press becomes ``kind``; returns what
-    it was.  (A later edit of the game file's ``press`` sets it again.)"""
-    before = game_settings(game).press
-    game.settings = {**(game.settings or {}), "press": kind.value}
-    return before
 
 
 def refuse(conversation: Conversation, line: str, body: tuple[str, ...], reason: str) -> None:

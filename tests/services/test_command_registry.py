@@ -42,16 +42,16 @@ PRESS TO <powers> [WHITE|GREY] ... ENDPRESS, PRESS TO ALL BUT <powers> ... ENDPR
 PRESS PUBLISH [IF <order> SUCCEEDS|FAILS] ... ENDPRESS, BROADCAST ... ENDPRESS,
 POSTALPRESS ... ENDPRESS.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
-SET DEADLINE <YYYY-MM-DD HH:MM>, SET GRACE <hours>, SET PRESS <kind>, BECOME <power>,
-PREVIEW, ROLLBACK [<phase>] [<reason>], TERMINATE, EJECT <power>,
-SET PASSWORD <power> <new>, SET ADDRESS <power> <address>.
+SET DEADLINE <YYYY-MM-DD HH:MM>, SET GRACE <hours>, SET PRESS <kind>, SET WHITE,
+SET GREY, SET NOPRESS, SET PARTIAL, SET NOPARTIAL, BECOME <power>, PREVIEW,
+ROLLBACK [<phase>] [<reason>], TERMINATE, EJECT <power>, SET PASSWORD <power> <new>,
+SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a DIARY (up to ENDPRESS), of a PHASE (up to ENDPHASE) or of a
 REGISTER (up to END) are not read: CREATE, DIARY, FORCE BEGIN, GET, IAMALSO,
 INFO PLAYER, MAP, PHASE, PROMOTE, REGISTER, SEND, UNSTART, VERSION, WHOGAME,
-WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW, SET GREY, SET MODERATE,
-SET NMR, SET NOCONCEDE, SET NODRAW, SET NONMR, SET NOPRESS, SET PARTIAL,
-SET PREFERENCE, SET VARIANT, SET WHITE."""
+WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW, SET MODERATE, SET NMR,
+SET NOCONCEDE, SET NODRAW, SET NONMR, SET PREFERENCE, SET VARIANT."""
 
 
 def _docs_table() -> str:
@@ -208,7 +208,8 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     assert unknown.error == (
         "SET FOO is not a setting this judge knows; it knows SET PASSWORD, SET ADDRESS, "
         "SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, SET NOABSENCE, SET COLOUR, "
-        "SET DEADLINE, SET GRACE and SET PRESS"
+        "SET DEADLINE, SET GRACE, SET PRESS, SET WHITE, SET GREY, SET NOPRESS, SET PARTIAL "
+        "and SET NOPARTIAL"
     )
 
 

@@ -20,6 +20,10 @@ from judge.services.game_settings import game_settings
 from judge.services.games import start_game
 
 FRANCE = "SIGNON Ftest01 paris-123\n"
+ADDRESSES = [
+    f"{power}@example.org"
+    for power in ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+]
 WHEN = "2026-11-23 13:00"
 #: The headers of every press mail: nothing in them about who sent it.
 PRESS_HEADERS = {
@@ -585,9 +589,26 @@ def test_the_master_sets_the_kind_of_press(tmp_path: Path) -> None:
     app, table = make_game(tmp_path)
     master = "SIGNON Mtest01 gm-secret\n"
     table.send("gm@example.org", f"{master}SET PRESS Grey/White\n", WHEN)
-    [reply] = table.new_mail()
+    *news, reply = table.new_mail()
     assert reply.subject == "Re: orders"
-    assert "The press of test01 is now grey/white (it was white).\n" in reply.body
+    assert (
+        "The press of test01 is now: grey/white (grey by default), partial allowed; "
+        "observers: any (it was: white, partial allowed; observers: any). Everyone in the "
+        "game is told.\n"
+    ) in reply.body
+    # Every player, the master: the same news, each greeted as themselves.
+    assert [r.to_addr for r in news] == [*ADDRESSES, "gm@example.org"]
+    assert news[0].subject == "Diplomacy game test01: the press is now grey/white (grey by default)"
+    assert news[0].body == (
+        "To Austria in 'test01':\n\n"
+        "The game master has changed the press of 'test01'. It was: white, partial\n"
+        "allowed; observers: any.\n\n"
+        "Press from now on:\n"
+        "    grey/white (grey by default), partial allowed; observers: any\n\n"
+        "Press to and from the game master is always allowed. Send HELP for how to\n"
+        "write press.\n\n"
+        "TESTJUDGE\n"
+    )
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         assert game_settings(game).press.value == "grey/white"
@@ -602,13 +623,35 @@ def test_the_master_sets_the_kind_of_press(tmp_path: Path) -> None:
         "> SET PRESS loud\nSET PRESS loud: not a kind of press; the kinds are none, white, "
         "grey, white/grey, grey/white, fake.\n"
     ) in reply.body
-    assert "The press of test01 is already grey/white; nothing changed.\n" in reply.body
+    assert "The press of test01 is already as asked; nothing changed.\n" in reply.body
     table.send("france@example.org", f"{FRANCE}SET PRESS none\n", WHEN)
     [reply] = table.new_mail()
     assert (
         "  SET PRESS none\n    -> only the game master can do this: SIGNON M<game> "
         "<password> first\n"
     ) in reply.body
+
+
+def test_the_njudge_forms_set_the_press(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    master = "SIGNON Mtest01 gm-secret\n"
+    for line, press, partial in (
+        ("SET GREY", "grey", True),
+        ("SET NO PARTIAL", "grey", False),
+        ("SET WHITE", "white", False),
+        ("SET PARTIAL", "white", True),
+        ("SET NOPRESS", "none", True),
+    ):
+        table.send("gm@example.org", f"{master}{line}\n", WHEN)
+        *news, reply = table.new_mail()
+        assert "Everyone in the game is told." in reply.body, line
+        assert len(news) == 8, line
+        with app.sessions() as session:
+            settings = game_settings(session.scalars(select(Game)).one())
+        assert (settings.press.value, settings.partial_press) == (press, partial), line
+    # No press: a player's press to another power is refused, to the master it goes.
+    table.send("france@example.org", f"{FRANCE}PRESS TO E\nHello.\nENDPRESS\n", WHEN)
+    assert [r.kind for r in table.new_mail()] == ["confirm"]
 
 
 def test_the_hourly_limit_counts_a_powers_press_from_any_address(tmp_path: Path) -> None:

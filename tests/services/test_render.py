@@ -508,6 +508,23 @@ SAMPLES: dict[str, dict[str, Context]] = {
             deadline_player=IN_NEW_YORK,
         ),
     },
+    "all/press_settings.txt.j2": {
+        "press_settings.txt": sample(
+            power="France",
+            observer=False,
+            press="grey/white (grey by default)",
+            before="white, partial allowed; observers: any",
+            after="grey/white (grey by default), no partial (broadcasts only); observers: "
+            "broadcasts only; the game master reads all press",
+        ),
+        "press_settings_observer.txt": sample(
+            power=None,
+            observer=True,
+            press="none (only to and from the game master)",
+            before="white, partial allowed; observers: any",
+            after="none (only to and from the game master)",
+        ),
+    },
     "all/grace.txt.j2": {
         "grace.txt": sample(
             **SCHEDULE,

@@ -46,6 +46,7 @@ from judge.services.mailings.players import (
     send_welcome,
 )
 from judge.services.mailings.press import MasterCopy, PressMail, send_press
+from judge.services.mailings.press_settings import send_press_settings
 from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 from judge.services.mailings.seats import (
     send_ejected,
@@ -83,6 +84,7 @@ __all__ = [
     "send_paused",
     "send_player_resigned",
     "send_press",
+    "send_press_settings",
     "send_reminder",
     "send_replaced",
     "send_results",
