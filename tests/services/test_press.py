@@ -13,7 +13,7 @@ from sqlalchemy import select
 from support.servicekit import GAME_FILE, Table, at
 
 from judge.config import JudgeSettings
-from judge.db.models import Game, OutboundMessage, PressRecord
+from judge.db.models import Game, OutboundMessage, PhaseRecord, PressRecord
 from judge.runtime.bootstrap import App, open_app
 from judge.services.game_files import load_game
 from judge.services.game_settings import game_settings
@@ -672,3 +672,43 @@ def test_the_hourly_limit_counts_a_powers_press_from_any_address(tmp_path: Path)
         "Three.",
     )
     assert len(records(app)) == 2
+
+
+def test_press_to_or_from_a_power_out_of_the_game_is_refused(tmp_path: Path) -> None:
+    # Italy has lost every unit and supply centre: it reads no press and sends none, but
+    # to the game master.
+    app, table = make_game(tmp_path)
+    with app.sessions() as session, session.begin():
+        game = session.scalars(select(Game)).one()
+        record = session.scalars(
+            select(PhaseRecord).where(PhaseRecord.game_id == game.id, PhaseRecord.seq == game.seq)
+        ).one()
+        position = dict(record.position)
+        position["units"] = {k: v for k, v in position["units"].items() if k != "Italy"}
+        centres = dict(position["centers"])
+        centres["Austria"] = [*centres["Austria"], *centres.pop("Italy")]
+        position["centers"] = centres
+        record.position = position
+    table.send("france@example.org", f"{FRANCE}PRESS TO I\nCourage.\nENDPRESS\n", WHEN)
+    (reply,) = table.new_mail()
+    assert refused(
+        reply.body,
+        "PRESS TO I",
+        "Italy is out of test01 (no units and no supply centres): no press reaches it",
+        "Courage.",
+    ), reply.body
+    table.send("france@example.org", f"{FRANCE}BROADCAST\nHello.\nENDPRESS\n", WHEN)
+    press, _reply = split(table.new_mail())
+    assert "italy@example.org" not in [r.to_addr for r in press]
+    assert len(press) == 5 + 1  # the five others still in, and the game master
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nPRESS TO F\nStill here.\nENDPRESS\n"
+               "PRESS TO M\nWhat now?\nENDPRESS\n", WHEN)  # fmt: skip
+    press, reply = split(table.new_mail())
+    assert [r.to_addr for r in press] == ["gm@example.org"]
+    assert refused(
+        reply.body,
+        "PRESS TO F",
+        "Italy is out of test01 (no units and no supply centres): you may still write to the "
+        "game master: PRESS TO M",
+        "Still here.",
+    ), reply.body
