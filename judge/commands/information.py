@@ -4,6 +4,7 @@ on or not)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
@@ -152,6 +153,18 @@ class History(_GameCommand):
         )
 
     def process(self, conversation: Conversation, command: Command) -> None:
+        if (
+            len(command.args) == 1
+            and command.args[0].upper() == "PRESS"
+            and conversation.game(command.args[0]) is None
+        ):
+            # "HISTORY PRESS" with no game called "press": the press of the game signed on to.
+            if conversation.signed is None:
+                raise ServiceError(
+                    "name the game whose press you want: HISTORY <game> PRESS, e.g. "
+                    "HISTORY winter01 PRESS (or sign on first)"
+                )
+            command = replace(command, args=(conversation.signed.game.name, "PRESS"))
         if len(command.args) >= 2:
             _press(conversation, command)
             return

@@ -341,3 +341,19 @@ def test_a_held_grey_press_is_not_in_history_before_its_mail_goes(tmp_path: Path
     table.send("france@example.org", history, "2026-11-24 10:05", subject="history")
     (later,) = table.new_mail()
     assert "Grey press to France:\n  Who am I?" in later.body
+
+
+def test_history_press_without_a_game_is_the_press_of_the_game_signed_on_to(
+    tmp_path: Path,
+) -> None:
+    app, table = make_game(tmp_path)
+    the_press(app)
+    named = reply(table, "france@example.org", "SIGNON Ftest01 paris-123\nHISTORY test01 PRESS\n")
+    short = reply(table, "france@example.org", "SIGNON Ftest01 paris-123\nHISTORY PRESS\n")
+    assert short == named
+    table.send("someone@example.net", "HISTORY PRESS\n", "2026-11-24 10:00", subject="history")
+    (answer,) = table.new_mail()
+    assert (
+        "> HISTORY PRESS\nName the game whose press you want: HISTORY <game> PRESS, e.g. "
+        "HISTORY winter01 PRESS (or sign on first).\n"
+    ) in answer.body
