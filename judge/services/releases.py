@@ -257,6 +257,9 @@ def _confirmation(record: PressRecord, master_dateline: str) -> str:
     if record.dateline is not None:
         genuine = _genuine(record, master_dateline)
         mark = " (reserved for you: published as genuine)" if genuine else ""
+        if genuine and record.shown_from is None and record.sender_role == "power":
+            # The genuine mark is the power's name in all but letters: say so to the sender.
+            mark += f"; it tells every reader that {record.sender_power} sent it, grey or not"
         lines.append(f"  dateline: {record.dateline}{mark}")
     conditions = _conditions(record)
     if conditions:

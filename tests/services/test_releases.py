@@ -268,6 +268,11 @@ def test_postalpress_in_a_grey_game_is_published_unsigned(tmp_path: Path) -> Non
          FRANCE + "POSTALPRESS\nSomeone is watching Burgundy.\nENDPRESS\n",
          "Press release held for the results of S1901M, to be published to everyone (29 "
          "characters):\n  signed: not signed (grey)\n", "2026-11-23 13:00")  # fmt: skip
+    # A grey release under its own capital: the sender is told that the mark names it.
+    held(table, "france@example.org",
+         FRANCE + "POSTALPRESS\nDATELINE Paris\nParis is calm.\nENDPRESS\n",
+         "  dateline: Paris (reserved for you: published as genuine); it tells every reader "
+         "that France sent it, grey or not\n", "2026-11-23 13:05")  # fmt: skip
     refused(table, "germany@example.org",
             GERMANY + "PRESS PUBLISH WHITE\nIt was me.\nENDPRESS\n", "PRESS PUBLISH WHITE",
             "game test01 has grey press only: no press names its sender; leave WHITE out",
@@ -275,8 +280,10 @@ def test_postalpress_in_a_grey_game_is_published_unsigned(tmp_path: Path) -> Non
     bodies = results(table)
     assert press_part(bodies["germany@example.org"]) == (
         "Press releases:\n\nRelease 1\n\n    Someone is watching Burgundy.\n\n"
+        "Release 2\nDateline: Paris (guaranteed genuine)\n\n    Paris is calm.\n\n"
     )
     assert "france" not in bodies["germany@example.org"].lower().split("press releases")[1]
+    assert "France" not in bodies["germany@example.org"].split("Release 1")[1]
 
 
 def test_a_release_is_refused_grey_in_a_white_game_as_a_press_is(tmp_path: Path) -> None:
