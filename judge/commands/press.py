@@ -319,6 +319,11 @@ class Press(MailCommand):
         except Malformed as err:
             press.refuse(conversation, command.line, command.body, str(err))
             return
+        try:
+            press.check_ended(conversation, request)
+        except press.PressRefused as err:
+            press.refuse(conversation, command.line, command.body, str(err))
+            return
         if request.publish:
             releases.hold(conversation, request)
         else:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 from judge.config import GameSettings, ObserverPress, Press
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PressRecord, PressState
+from judge.engine.notation import parse_orders
 from judge.services import press_readers, press_signing
 from judge.services.audience import Audience, recipients
 from judge.services.game_settings import game_settings
@@ -34,6 +35,7 @@ __all__ = [
     "PressRequest",
     "Sender",
     "Targets",
+    "check_ended",
     "check_limits",
     "kind_allows",
     "refuse",
@@ -176,6 +178,44 @@ def check_limits(conversation: Conversation, sender: Sender, body: tuple[str, ..
             f"you have sent {sent:,} press in {sender.game.name} in the last hour, the most "
             "the game allows; send this one again later"
         )
+
+
+#: The most lines of a press that no ENDPRESS ended looked at for orders: enough for any
+#: power's orders, and a bound on the work a long press costs.
+MAX_LINES_CHECKED = 200
+
+
+def check_ended(conversation: Conversation, request: PressRequest) -> None:
+    """Refuse (:class:`PressRefused`) a press that no ENDPRESS ended (``SIGNOFF`` or the
+    end of the message did) when lines of it read as orders: they are the sender's orders
+    written after a forgotten (or misspelt) ENDPRESS far more often than press, and sending
+    them to the recipients, unentered, would be the worst reading of the message."""
+    if request.end in ("ENDPRESS", "ENDBROADCAST"):
+        return
+    orders: list[str] = []
+    typo: str | None = None
+    for line in request.body[:MAX_LINES_CHECKED]:
+        words = line.split()
+        if len(words) == 1 and words[0].upper().startswith("END") and typo is None:
+            typo = words[0]
+        pieces = parse_orders(line, conversation.map)
+        if pieces and all(piece.order is not None for piece in pieces):
+            orders.append(line.strip())
+    if not orders:
+        return
+    how = "SIGNOFF did" if request.end == "SIGNOFF" else "it ran to the end of your message"
+    count = len(orders)
+    shown = ", ".join(orders[:3]) + (", ..." if count > 3 else "")
+    lines = (
+        "1 of its lines reads as an order" if count == 1 else f"{count} of its lines read as orders"
+    )
+    reason = (
+        f"no ENDPRESS ended this press ({how}) and {lines} ({shown}): nothing was sent; "
+        "write ENDPRESS alone on the line after the press, and your orders after it"
+    )
+    if typo is not None:
+        reason += f" (is {typo!r} meant as ENDPRESS?)"
+    raise PressRefused(reason)
 
 
 def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str | None:

@@ -181,16 +181,17 @@ def test_press_naming_your_own_power_drops_it_and_says_so(tmp_path: Path) -> Non
 
 def test_a_press_without_endpress_runs_to_the_end_of_the_message(tmp_path: Path) -> None:
     _app, table = make_game(tmp_path)
-    table.send("france@example.org", f"{FRANCE}PRESS TO E\nA Par-Bur\nCheers,\nMarie\n", WHEN)
+    # (A press that holds lines read as orders needs its ENDPRESS: see below.)
+    table.send("france@example.org", f"{FRANCE}PRESS TO E\nBurgundy?\nCheers,\nMarie\n", WHEN)
     press, reply = split(table.new_mail())
     assert press[0].body.startswith(
-        "Message from France to England in game test01 (S1901M):\n\nA Par-Bur\nCheers,\nMarie\n"
+        "Message from France to England in game test01 (S1901M):\n\nBurgundy?\nCheers,\nMarie\n"
     )
     assert (
         "Press sent to England (white, from France; 3 lines, 23 characters). It had no "
         "ENDPRESS after it, so it ran to the end of your message.\n"
     ) in reply.body
-    assert "Burgundy" not in reply.body
+    assert "Army Burgundy" not in reply.body
 
 
 # -- grey and fake press ------------------------------------------------------------------
@@ -712,3 +713,38 @@ def test_press_to_or_from_a_power_out_of_the_game_is_refused(tmp_path: Path) -> 
         "game master: PRESS TO M",
         "Still here.",
     ), reply.body
+
+
+def test_a_press_without_endpress_that_holds_orders_is_not_sent(tmp_path: Path) -> None:
+    # A newcomer forgot ENDPRESS: the orders after the press would have gone to France as
+    # press (and not been entered). The press is refused, its text given back, nothing sent.
+    app, table = make_game(tmp_path)
+    germany = "SIGNON Gtest01 pw-ger\n"
+    table.send("germany@example.org", f"{germany}PRESS TO F\nYes to Belgium split.\n"
+               "A Mun-Ruh\nF Kie-Hol\n", WHEN)  # fmt: skip
+    (reply,) = table.new_mail()
+    assert refused(
+        reply.body,
+        "PRESS TO F",
+        "no ENDPRESS ended this press (it ran to the end of your message) and 2 of its "
+        "lines read as orders (A Mun-Ruh, F Kie-Hol): nothing was sent; write ENDPRESS "
+        "alone on the line after the press, and your orders after it",
+        "Yes to Belgium split.\nA Mun-Ruh\nF Kie-Hol",
+    ), reply.body
+    assert records(app) == []
+    # A misspelt ENDPRESS, then SIGNOFF: the same, and the likely typo named.
+    table.send("germany@example.org", f"{germany}PRESS TO F\nHello.\nENDPRES\nF Kie-Hol\n"
+               "SIGNOFF\n", WHEN)  # fmt: skip
+    (reply,) = table.new_mail()
+    assert refused(
+        reply.body,
+        "PRESS TO F",
+        "no ENDPRESS ended this press (SIGNOFF did) and 1 of its lines reads as an order "
+        "(F Kie-Hol): nothing was sent; write ENDPRESS alone on the line after the press, "
+        "and your orders after it (is 'ENDPRES' meant as ENDPRESS?)",
+        "Hello.\nENDPRES\nF Kie-Hol",
+    ), reply.body
+    # Without order lines, a press may run to the end of the message, as on the njudge.
+    table.send("germany@example.org", f"{germany}PRESS TO F\nJust words.\n", WHEN)
+    press, reply = split(table.new_mail())
+    assert [r.to_addr for r in press] == ["france@example.org"]

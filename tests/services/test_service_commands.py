@@ -506,17 +506,18 @@ def test_press_and_phase_blocks_are_not_read_as_orders(game: tuple[App, Table]) 
         "BROADCAST\nHello all.\nA Mar-Spa\n"
     ), "2026-11-23 13:00")  # fmt: skip
     rows = table.new_mail()
-    assert [r.kind for r in rows] == ["press"] + ["press"] * 7 + ["confirm"]
+    # The BROADCAST has no ENDPRESS and holds an order line: refused, nothing broadcast.
+    assert [r.kind for r in rows] == ["press", "confirm"]
     assert rows[0].to_addr == "england@example.org"
     assert rows[0].body.startswith("Message from France to England in game test01 (S1901M):\n")
     body = rows[-1].body
     assert active_orders(app, "France") == ["A par H", "F bre-mao"]
-    assert rows[-1].subject == "Re: orders"
+    assert rows[-1].subject == "[Error Flag] Re: orders"
+    assert "Press sent to England (white, from France; 1 line, 9 characters).\n" in body
     assert (
-        "Press sent to England (white, from France; 1 line, 9 characters).\n"
-        "Press sent to Austria, England, Germany, Italy, Russia, Turkey and the game master "
-        "(white, from France; 2 lines, 20 characters). It had no ENDPRESS after it, so it "
-        "ran to the end of your message.\n"
+        "  BROADCAST\n    -> no ENDPRESS ended this press (it ran to the end of your "
+        "message) and 1 of its lines reads as an order (A Mar-Spa): nothing was sent; write "
+        "ENDPRESS alone on the line after the press, and your orders after it\n"
     ) in body
     assert "Burgundy" not in body and "Spain" not in body
     table.send("france@example.org", (
