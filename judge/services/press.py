@@ -324,9 +324,10 @@ def _send(conversation: Conversation, request: PressRequest) -> None:
             who = sender.power or "an observer"
             copy = MasterCopy(who, signing.plain, press_readers.real_text(readers))
             send_press(session, judge, game, copy_to, mail, now, not_before=not_before, copy=copy)
-    conversation.reply.actions.append(
-        press_signing.confirmation(request, readers, signing, shown, text)
-    )
+    # The most its mail may wait, not the random wait itself: that is nobody's to know.
+    held = None if not_before is None else -(-judge.settings.grey_press_delay // 60)
+    said = press_signing.confirmation(request, readers, signing, shown, text, held=held)
+    conversation.reply.actions.append(said)
 
 
 def refuse(conversation: Conversation, line: str, body: tuple[str, ...], reason: str) -> None:

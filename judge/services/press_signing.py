@@ -193,9 +193,11 @@ def confirmation(
     signing: Signing,
     shown: press_readers.Shown,
     text: str,
+    held: int | None = None,
 ) -> str:
     """The sender's confirmation of one press: to whom it went, how it was signed, its
-    size, and what was noticed on the way."""
+    size, what was noticed on the way, and (``held``: the most minutes its mail waits)
+    that it goes out a little later, at a random moment."""
     lines = text.count("\n") + 1
     size = f"{lines:,} line{'s' if lines != 1 else ''}, {len(text):,} characters"
     said = f"Press sent to {press_readers.real_text(readers)} ({signing.how}; {size})."
@@ -207,4 +209,9 @@ def confirmation(
     said += signing.note
     if request.end is None:
         said += " It had no ENDPRESS after it, so it ran to the end of your message."
+    if held is not None:
+        said += (
+            f" It goes out within {held} minute{'s' if held != 1 else ''}, at a random "
+            "moment, so that its arrival ties it to nothing else you send."
+        )
     return said

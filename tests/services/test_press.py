@@ -228,7 +228,8 @@ def test_grey_press_names_its_sender_nowhere_its_recipients_can_see(tmp_path: Pa
     assert (
         "Press sent to Austria, England, Italy, Russia and Turkey (grey, your power not "
         "named; 1 line, 30 characters). Its readers see it as addressed to all but "
-        "Germany, the game master.\n"
+        "Germany, the game master. It goes out within 5 minutes, at a random moment, so "
+        "that its arrival ties it to nothing else you send.\n"
     ) in reply.body
     [record] = records(app)
     assert (record.signed, record.shown_from, record.shown_to, record.sender_power) == (
