@@ -296,7 +296,7 @@ class Press(MailCommand):
     block = PRESS_BLOCK
     help = Help(
         usage=(
-            "PRESS TO <powers> [WHITE|GREY] ... ENDPRESS",
+            "PRESS TO <powers> [WHITE|GREY] [FAKE AS <power>] ... ENDPRESS",
             "PRESS TO ALL BUT <powers> ... ENDPRESS",
             "PRESS PUBLISH [IF <order> SUCCEEDS|FAILS] ... ENDPRESS",
         ),

@@ -38,7 +38,8 @@ Other commands: LIST [game], HELP, HISTORY [game], HISTORY <game> PRESS [<phase>
 SUMMARY [game], SET PASSWORD <new>, SET ADDRESS [<address>], SET WAIT, SET NOWAIT,
 SET TIMEZONE <zone>, SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN,
 OBSERVE <game> [<password>], SIGNON O<game> <password>, WATCH <game> [<password>],
-PRESS TO <powers> [WHITE|GREY] ... ENDPRESS, PRESS TO ALL BUT <powers> ... ENDPRESS,
+PRESS TO <powers> [WHITE|GREY] [FAKE AS <power>] ... ENDPRESS,
+PRESS TO ALL BUT <powers> ... ENDPRESS,
 PRESS PUBLISH [IF <order> SUCCEEDS|FAILS] ... ENDPRESS, BROADCAST ... ENDPRESS,
 POSTALPRESS ... ENDPRESS.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,

@@ -600,7 +600,7 @@ def test_the_master_sets_the_kind_of_press(tmp_path: Path) -> None:
     ) in reply.body
     # Every player, the master: the same news, each greeted as themselves.
     assert [r.to_addr for r in news] == [*ADDRESSES, "gm@example.org"]
-    assert news[0].subject == "Diplomacy game test01: the press is now grey/white (grey by default)"
+    assert news[0].subject == "Diplomacy game test01: the press is now grey/white"
     assert news[0].body == (
         "To Austria in 'test01':\n\n"
         "The game master has changed the press of 'test01'. It was: white, partial\n"

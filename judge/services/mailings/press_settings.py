@@ -21,7 +21,8 @@ def send_press_settings(
     """The press of ``game`` changed from ``before`` to ``after`` (each as
     :func:`judge.services.game_settings.press_text` says it), to :attr:`Audience.NEWS`
     (``all/press_settings.txt.j2``)."""
-    press = after.split(",")[0]
+    # The kind alone ("grey/white"): the whole line is in the body.
+    press = after.split(" ")[0].rstrip(",")
     for reader in recipients(session, game, Audience.NEWS, judge):
         mail = render(
             judge, "all/press_settings.txt.j2", game,
