@@ -92,7 +92,8 @@ def test_a_bar_in_a_usage_is_escaped_in_the_docs_table() -> None:
         assert len(cells) == 5, row
     assert (
         "| `PRESS TO <powers> [WHITE\\|GREY] [FAKE AS <power>] ... ENDPRESS` / "
-        "`PRESS TO ALL BUT <powers> ... ENDPRESS` / `PRESS PUBLISH [IF <order> SUCCEEDS\\|FAILS] ... ENDPRESS` | anyone |"
+        "`PRESS TO ALL BUT <powers> ... ENDPRESS` / "
+        "`PRESS PUBLISH [IF <order> SUCCEEDS\\|FAILS] ... ENDPRESS` | anyone |"
     ) in REGISTRY.docs_table
 
 
