@@ -6,6 +6,7 @@ read the diff before committing it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -551,6 +552,14 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "game_name": "winter01",
             "listing": LISTING,
         },
+        # Ended by the master: LIST says so, and an anonymous game's addresses show.
+        "listing_terminated.txt": lambda: {
+            "judge_name": "USDP",
+            "game_name": "winter01",
+            "listing": dataclasses.replace(
+                LISTING, winner=None, ending="terminated", anonymous=True
+            ),
+        },
     },
     # Civil disorder and missing orders (issue 13).
     "player/civil_disorder.txt.j2": {
@@ -747,17 +756,25 @@ SAMPLES: dict[str, dict[str, Context]] = {
             Ending("terminated", "S1902M", "Movement for Spring of 1902")
         ),
         "game_over_draw.txt": lambda: game_over_context(
-            Ending("draw", "S1902M", "Movement for Spring of 1902",
-                   ((1, ("Austria", "England", "France")),)),
-        ),  # fmt: skip
+            Ending(
+                "draw",
+                "S1902M",
+                "Movement for Spring of 1902",
+                ((1, ("Austria", "England", "France")),),
+            ),
+        ),
         "game_over_concession.txt": lambda: game_over_context(
             Ending("concession", "S1902M", "Movement for Spring of 1902", ((1, ("Russia",)),)),
             winner_centres=6,
         ),
         "game_over_result.txt": lambda: game_over_context(
-            Ending("result", "S1902M", "Movement for Spring of 1902",
-                   ((1, ("France",)), (2, ("England", "Russia")), (4, ("Germany",)))),
-        ),  # fmt: skip
+            Ending(
+                "result",
+                "S1902M",
+                "Movement for Spring of 1902",
+                ((1, ("France",)), (2, ("England", "Russia")), (4, ("Germany",))),
+            ),
+        ),
     },
 }
 
