@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from judge.engine import (
@@ -41,9 +42,14 @@ from judge.engine.notation import format_order
 from judge.engine.obligations import Owed
 
 __all__ = [
+    "CentreYear",
+    "Ending",
+    "EndingKind",
     "OrderStanding",
     "adjustment_status",
     "and_list",
+    "centre_history",
+    "centre_history_report",
     "centre_report",
     "format_deadline",
     "missing_lines",
@@ -53,6 +59,7 @@ __all__ = [
     "phase_heading",
     "position_report",
     "results_report",
+    "units_report",
 ]
 
 #: Width the ownership lines are wrapped to; mail readers still assume 80 columns.
@@ -465,6 +472,12 @@ def position_report(position: Position) -> str:
     Units print as ``Austria: Army Budapest``, powers in the map's order and each power's
     units by province name; in a retreat phase the dislodged units follow.
     """
+    return "\n".join([units_report(position), "", *_ownership_lines(position)])
+
+
+def units_report(position: Position) -> str:
+    """The units of :func:`position_report` without the ownership (no final newline):
+    ``Units:``, a line per unit, and the dislodged units of a retreat phase."""
     game_map = position.map
     units = sorted(
         position.units.values(),
@@ -484,7 +497,6 @@ def position_report(position: Position) -> str:
             ),
         )
         lines.extend(_dislodged_entry(d, game_map) for d in entries)
-    lines.extend(["", *_ownership_lines(position)])
     return "\n".join(lines)
 
 
@@ -520,6 +532,103 @@ def centre_report(position: Position) -> str:
         label = _label(power, _COUNT_LABEL_WIDTH)
         lines.append(f"{label}{centres:>2} Supply centers, {units:>2} Units.")
     return "\n".join(lines)
+
+
+# -- the end of a game ----------------------------------------------------------------------
+
+#: How a game can end: a win on the board, the game master's TERMINATE, a draw, a
+#: concession, or a ranked result agreed by proposal (house rule 8.6).
+EndingKind = Literal["solo", "terminated", "draw", "concession", "result"]
+
+
+@dataclass(frozen=True)
+class Ending:
+    """How a game ended, as its final mail says it in words.
+
+    ``places`` ranks the powers the result names: ``((1, ("France",)),)`` for a solo or a
+    concession to France, one place shared by every power of a draw, the places of an
+    agreed result in order (powers of equal rank share one), and none for a game the
+    master ended.  ``phase_code`` and ``phase_text`` name the phase the game ended in or
+    after: the last one processed (a solo) or the one being played (the others).
+    """
+
+    kind: EndingKind
+    phase_code: str
+    phase_text: str
+    places: tuple[tuple[int, tuple[str, ...]], ...] = ()
+
+    @property
+    def winner(self) -> str | None:
+        """The one power a solo or a concession names first, else ``None``."""
+        if self.kind in ("solo", "concession") and self.places:
+            return self.places[0][1][0]
+        return None
+
+    @property
+    def powers(self) -> tuple[str, ...]:
+        """Every power the result names, best placed first."""
+        return tuple(power for _rank, powers in self.places for power in powers)
+
+
+@dataclass(frozen=True)
+class CentreYear:
+    """One row of :func:`centre_history`: each power's supply-centre count as a game
+    year ended (``year`` ``None``: at the start of the game)."""
+
+    year: int | None
+    counts: tuple[int, ...]
+
+
+def centre_history(positions: Iterable[Position]) -> list[CentreYear]:
+    """Each power's supply-centre count year by year, from a game's positions in order
+    of play (one per phase record, the start of each phase).
+
+    Centres change hands only as a Fall turn ends, so the count of a year is that of the
+    position at the start of the following Winter (adjustments) or, when no adjustment
+    phase was played, of the next Spring's movement; the first Spring gives the start of
+    the game.  Counts follow the map's order of powers.
+
+    >>> from judge.engine import standard_map
+    >>> [(row.year, row.counts) for row in centre_history([Position.initial(standard_map())])]
+    [(None, (3, 3, 3, 3, 3, 4, 3))]
+    """
+    rows: dict[int | None, CentreYear] = {}
+    first: int | None = None
+    for position in positions:
+        phase = position.phase
+        if phase.kind is PhaseKind.ADJUSTMENT:
+            year = phase.year
+        elif phase.season is Season.SPRING and phase.kind is PhaseKind.MOVEMENT:
+            year = phase.year - 1
+        else:
+            continue
+        if first is None:
+            first = year
+        key = None if year == first and phase.season is Season.SPRING else year
+        counts = tuple(len(position.centres_of(power)) for power in position.map.powers)
+        # A Winter and the Spring after it see the same centres; the later one stands.
+        rows[key] = CentreYear(key, counts)
+    return sorted(rows.values(), key=lambda row: -1 if row.year is None else row.year)
+
+
+def centre_history_report(powers: Sequence[str], rows: Sequence[CentreYear]) -> str:
+    """The rows of :func:`centre_history` as a table, a column per power and a line per
+    year (no final newline); ``Start`` is the game's start.
+
+    >>> from judge.engine import standard_map
+    >>> game_map = standard_map()
+    >>> print(centre_history_report(game_map.powers, [CentreYear(1901, (4, 4, 5, 5, 4, 6, 4))]))
+    Year  Austria England  France Germany   Italy  Russia  Turkey
+    1901        4       4       5       5       4       6       4
+    """
+    # Each column as wide as the longest power's name, so that the counts line up under
+    # the names; the first column holds "Start" or a year.
+    width = max([len(power) for power in powers] + [2])
+    lines = ["Year " + "".join(f" {power:>{width}}" for power in powers)]
+    for row in rows:
+        label = "Start" if row.year is None else str(row.year)
+        lines.append(f"{label:<5}" + "".join(f" {count:>{width}}" for count in row.counts))
+    return "\n".join(line.rstrip() for line in lines)
 
 
 # -- deadlines ------------------------------------------------------------------------------

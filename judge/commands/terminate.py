@@ -22,7 +22,8 @@ class Terminate(MailCommand):
         usage=("TERMINATE",),
         description=(
             "end the game now, with no winner: no more orders are taken, and every player "
-            "and observer is told, with the supply centres as they stand"
+            "and observer gets the game's final mail (the final position and centres, "
+            "the centres year by year, the players' addresses)"
         ),
         audience=Audience.MASTER,
     )

@@ -1,5 +1,7 @@
 """A game ended without a winner: the game master's TERMINATE (the draw and the
-concession, with their votes, come later and end a game here too)."""
+concession, with their votes, come later and end a game here too); and how a finished
+game's end is said (the refusal of its orders, the :class:`~judge.presenters.Ending` of
+its final mail)."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import Game, GameStatus
 from judge.engine.position import Position
+from judge.presenters import Ending
 from judge.services import mailings
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
@@ -22,9 +25,9 @@ TERMINATED = "terminated"
 
 def terminate_game(session: Session, judge: Judge, game: Game, now: datetime) -> Position:
     """End ``game`` with no winner: finished, ``ending`` :data:`TERMINATED`, no deadline;
-    every reader of the game is told, with the supply centres as they stand.  Returns the
-    position the game ends in.  Raises ServiceError, changing nothing, for a game that has
-    not started or is over."""
+    every reader of the game gets its final mail (:func:`mailings.send_game_over`).
+    Returns the position the game ends in.  Raises ServiceError, changing nothing, for a
+    game that has not started or is over."""
     if game.status == GameStatus.FORMING:
         raise ServiceError(f"game {game.name} has not started yet: there is nothing to end")
     if game.status == GameStatus.FINISHED:
@@ -34,7 +37,8 @@ def terminate_game(session: Session, judge: Judge, game: Game, now: datetime) ->
     game.ending = TERMINATED
     game.updated_at = now
     set_deadline(session, game, None)
-    mailings.send_terminated(session, judge, game, position, now)
+    ending = Ending("terminated", position.phase.code, position.phase.describe())
+    mailings.send_game_over(session, judge, game, ending, position, now)
     return position
 
 

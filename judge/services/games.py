@@ -28,7 +28,7 @@ from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.presenters import format_deadline, results_report
+from judge.presenters import Ending, format_deadline, results_report
 from judge.services import mailings, releases
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
@@ -244,6 +244,12 @@ def process_game(
     for player in fallen:
         mailings.send_civil_disorder(session, judge, game, player, now)
         mailings.send_civil_disorder_news(session, judge, game, player, position.phase.code, now)
+    if outcome.winner is not None:
+        # The last results said who won; the final mail gives the whole game's end.
+        solo = Ending(
+            "solo", position.phase.code, position.phase.describe(), ((1, (outcome.winner,)),)
+        )
+        mailings.send_game_over(session, judge, game, solo, nxt, now)
     return outcome
 
 

@@ -151,7 +151,7 @@ def game_listing(
 ) -> GameListing:
     """The listing of ``game`` at ``now`` for its master (``for_master``: every address,
     every power's orders, who is late, WAITs, absences, the observers) or for anyone
-    (addresses unless the game is anonymous; who has orders in, not the orders; in an
+    (addresses unless the game is anonymous and not over; who has orders in, not the orders; in an
     anonymous game only how many).  ``reader_zone``: the reader's own zone, if any.  The
     orders are read from the database: the caller writes the batch's first."""
     settings = game_settings(game)
@@ -215,7 +215,8 @@ def _seats(
     orders = phase_orders(session, game, position) if position is not None else {}
     owing = powers_owing(position, rules) if position is not None else frozenset()
     late_now = game.deadline is not None and now >= game.deadline
-    hidden = settings.anonymous and not for_master
+    # An anonymous game hides its players until it is over (its final mail names them).
+    hidden = settings.anonymous and not for_master and game.status != GameStatus.FINISHED
     seats: list[SeatLine] = []
     due = done = 0
     for player in players:

@@ -109,14 +109,17 @@ def sign_on_power(conversation: Conversation, game: Game, player: Player, passwo
     sender = conversation.mail.sender
     conversation.seat_named = True
     try:
-        if is_open(player):
+        # A game that is over has no seat to take over: its players sign on with their
+        # own passwords, whatever became of their seats, to read that no more orders are
+        # taken (rather than that its seats no longer change, and their orders unread).
+        if is_open(player) and game.status != GameStatus.FINISHED:
             _running(game)
             _other_seat(conversation, game, player, sender)
             # The player of a power in civil disorder (not ejected) may come back.
             own = player.password_hash if player.status == PlayerStatus.CIVIL_DISORDER else None
             found = _check(conversation, game, player, password, (own, player.takeover_hash),
                            lambda: _open_refusal(game, player, own_allowed=bool(own)))  # fmt: skip
-        elif sender == player.address:
+        elif sender == player.address or game.status == GameStatus.FINISHED:
             found = _check(conversation, game, player, password, (player.password_hash,),
                            lambda: wrong_password(game, player))  # fmt: skip
         else:

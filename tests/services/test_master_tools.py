@@ -301,7 +301,7 @@ def test_preview_refusals(game: tuple[App, Table]) -> None:
         "  PREVIEW\n    -> only the game master can do this: SIGNON M<game> <password> first\n"
     ) in body
     table.send(GM, f"{SIGNON_GM}TERMINATE\nPREVIEW\n", "2026-11-23 13:05")
-    body = next(r for r in table.new_mail() if r.to_addr == GM and r.kind != "terminated").body
+    body = next(r for r in table.new_mail() if r.to_addr == GM and r.kind != "game_over").body
     assert "> PREVIEW\nGame test01 is over: there is no phase to preview.\n" in body
 
 
@@ -319,7 +319,7 @@ def test_terminate_ends_the_game_and_tells_every_reader(game: tuple[App, Table])
         "germany@example.org", "italy@example.org", "russia@example.org",
         "turkey@example.org", GM, "watcher@example.net", GM,
     ]  # fmt: skip
-    assert rows[0].subject == "Diplomacy game test01: ended by the game master at S1901M"
+    assert rows[0].subject == "Diplomacy game test01 is over: ended by the game master"
     assert rows[-1].body.startswith(
         "Signed on as game master of test01.\n\n"
         "Game test01 ended during S1901M, with no winner; every player and observer was told.\n"
@@ -388,7 +388,7 @@ def test_terminate_after_become_is_said_to_the_master(game: tuple[App, Table]) -
     table.send(GM, f"{SIGNON_GM}BECOME France\nA Par-Bur\nTERMINATE\n", LATE)
     rows = table.new_mail()
     # The game is over: the master gets a reply (no confirmation), France no copy.
-    assert [r.kind for r in rows] == ["terminated"] * 8 + ["reply-signed"]
+    assert [r.kind for r in rows] == ["game_over"] * 8 + ["reply-signed"]
     assert rows[-1].body == (
         "Game test01 is over.\n\n"
         "Signed on as game master of test01.\n\n"

@@ -27,7 +27,11 @@ from judge.engine import (
     adjudicate,
 )
 from judge.presenters import (
+    CentreYear,
+    Ending,
     adjustment_status,
+    centre_history,
+    centre_history_report,
     format_deadline,
     missing_lines,
     order_lines,
@@ -480,3 +484,49 @@ def test_results_list_proxy_orders_and_proxied_units() -> None:
         "Germany: Army Paris -> Picardy.",
         "Italy: Army Marseilles, No Order Processed.",
     ]
+
+
+# -- the end of a game: centres year by year ----------------------------------------------
+
+
+def test_centre_history_takes_each_year_from_its_winter_or_the_next_spring() -> None:
+    start = Position.initial(MAP)
+    centres = {**MAP.start_centres, "bel": "France", "spa": "France", "hol": "Germany"}
+    with_1901 = Position.build(MAP, "W1901A", start.units.values(), centres)
+    centres_1902 = {**centres, "mun": "France", "tun": "Italy"}
+    positions = [
+        start,
+        Position.build(MAP, "F1901M", start.units.values(), MAP.start_centres),
+        Position.build(MAP, "F1901R", start.units.values(), MAP.start_centres),
+        with_1901,
+        Position.build(MAP, "S1902M", start.units.values(), centres),
+        Position.build(MAP, "F1902M", start.units.values(), centres),
+        # No adjustments in 1902: the Spring of 1903 gives its count.
+        Position.build(MAP, "S1903M", start.units.values(), centres_1902),
+        # The game ends in Fall 1903, before its centres change: no row for 1903.
+        Position.build(MAP, "F1903M", start.units.values(), centres_1902),
+    ]
+    rows = centre_history(positions)
+    assert rows == [
+        CentreYear(None, (3, 3, 3, 3, 3, 4, 3)),
+        CentreYear(1901, (3, 3, 5, 4, 3, 4, 3)),
+        CentreYear(1902, (3, 3, 6, 3, 4, 4, 3)),
+    ]
+    assert centre_history_report(MAP.powers, rows) == (
+        "Year  Austria England  France Germany   Italy  Russia  Turkey\n"
+        "Start       3       3       3       3       3       4       3\n"
+        "1901        3       3       5       4       3       4       3\n"
+        "1902        3       3       6       3       4       4       3"
+    )
+    assert centre_history([]) == []
+
+
+def test_an_ending_names_its_winner_and_its_powers() -> None:
+    solo = Ending("solo", "F1905M", "Movement for Fall of 1905", ((1, ("France",)),))
+    assert (solo.winner, solo.powers) == ("France", ("France",))
+    draw = Ending("draw", "S1906M", "Movement for Spring of 1906", ((1, ("Austria", "Italy")),))
+    assert (draw.winner, draw.powers) == (None, ("Austria", "Italy"))
+    result = Ending("result", "S1906M", "Movement for Spring of 1906",
+                    ((1, ("Italy",)), (2, ("Austria", "Turkey"))))  # fmt: skip
+    assert (result.winner, result.powers) == (None, ("Italy", "Austria", "Turkey"))
+    assert Ending("terminated", "S1901M", "Movement for Spring of 1901").powers == ()

@@ -6,6 +6,7 @@ read the diff before committing it.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -17,15 +18,20 @@ from support import DATA
 
 from judge.engine import Phase, Position, adjudicate, standard_map
 from judge.presenters import (
+    CentreYear,
+    Ending,
+    and_list,
+    centre_history_report,
     centre_report,
     format_deadline,
     phase_heading,
     position_report,
     results_report,
+    units_report,
 )
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
 from judge.services.listings import GameListing, ScheduleLine, SeatLine
-from judge.services.mailings import MasterCopy, Seat
+from judge.services.mailings import FinalSeat, MasterCopy, Seat
 from judge.services.releases import Published
 
 GOLDEN = DATA / "golden" / "render"
@@ -465,14 +471,6 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "signon_line": "OBSERVE winter01",
         },
     },
-    "all/terminated.txt.j2": {
-        "terminated.txt": sample(
-            variant="Standard",
-            phase_code="S1901M",
-            phase_text="Movement for Spring of 1901",
-            centres=centre_report(Position.initial(standard_map())),
-        )
-    },
     "all/new_deadline.txt.j2": {
         # The very words the deadline notice had as a paragraph of player/notice.txt.j2.
         "new_deadline.txt": sample(**NEW_DEADLINE),
@@ -553,6 +551,14 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "judge_name": "USDP",
             "game_name": "winter01",
             "listing": LISTING,
+        },
+        # Ended by the master: LIST says so, and an anonymous game's addresses show.
+        "listing_terminated.txt": lambda: {
+            "judge_name": "USDP",
+            "game_name": "winter01",
+            "listing": dataclasses.replace(
+                LISTING, winner=None, ending="terminated", anonymous=True
+            ),
         },
     },
     # Civil disorder and missing orders (issue 13).
@@ -739,7 +745,62 @@ SAMPLES: dict[str, dict[str, Context]] = {
             copy=None,
         ),
     },
+    "all/game_over.txt.j2": {
+        # The final mail: a solo (after the results that said so) and the master's
+        # TERMINATE (in place of its own mail), and the endings the votes bring.
+        "game_over_solo.txt": lambda: game_over_context(
+            Ending("solo", "F1901M", "Movement for Fall of 1901", ((1, ("France",)),)),
+            winner_centres=5,
+        ),
+        "game_over_terminated.txt": lambda: game_over_context(
+            Ending("terminated", "S1902M", "Movement for Spring of 1902")
+        ),
+        "game_over_draw.txt": lambda: game_over_context(
+            Ending(
+                "draw",
+                "S1902M",
+                "Movement for Spring of 1902",
+                ((1, ("Austria", "England", "France")),),
+            ),
+        ),
+        "game_over_concession.txt": lambda: game_over_context(
+            Ending("concession", "S1902M", "Movement for Spring of 1902", ((1, ("Russia",)),)),
+            winner_centres=6,
+        ),
+        "game_over_result.txt": lambda: game_over_context(
+            Ending(
+                "result",
+                "S1902M",
+                "Movement for Spring of 1902",
+                ((1, ("France",)), (2, ("England", "Russia")), (4, ("Germany",))),
+            ),
+        ),
+    },
 }
+
+
+def game_over_context(ending: Ending, winner_centres: int | None = None) -> dict[str, object]:
+    """The final mail of winter01, ended by ``ending``: the position at the start of 1902
+    (the opening position stands in for it), its centres year by year, a player who
+    resigned and one in civil disorder."""
+    position = Position.initial(standard_map())
+    powers = standard_map().powers
+    seats = [FinalSeat(power, f"{power.lower()}@example.org", None) for power in powers]
+    seats[1] = FinalSeat("England", "england@example.org", "resigned")
+    seats[6] = FinalSeat("Turkey", "turkey@example.org", "in civil disorder")
+    history = [CentreYear(None, (3, 3, 3, 3, 3, 4, 3)), CentreYear(1901, (4, 4, 5, 5, 4, 6, 3))]
+    return sample(
+        judge_address="judge@example.org",
+        variant="Standard",
+        ending=ending,
+        winner=ending.winner,
+        powers_text=and_list(ending.powers),
+        winner_centres=winner_centres,
+        units=units_report(position),
+        centres=centre_report(position),
+        history=centre_history_report(powers, history),
+        seats=seats,
+    )()
 
 
 def rollback_context(**changes: object) -> dict[str, object]:

@@ -16,7 +16,7 @@ from judge.services.mailings.disorder import (
     send_late_master,
     send_waiting,
 )
-from judge.services.mailings.endings import send_terminated
+from judge.services.mailings.endings import FinalSeat, send_game_over
 from judge.services.mailings.gamestart import (
     Seat,
     send_master_gamestart,
@@ -58,6 +58,7 @@ from judge.services.mailings.seats import (
 
 __all__ = [
     "EditNews",
+    "FinalSeat",
     "MasterCopy",
     "OrdersDue",
     "PasswordReset",
@@ -71,6 +72,7 @@ __all__ = [
     "send_edit_applied",
     "send_edit_refused",
     "send_ejected",
+    "send_game_over",
     "send_grace",
     "send_late",
     "send_late_master",
@@ -93,7 +95,6 @@ __all__ = [
     "send_seat_taken",
     "send_signon_locked",
     "send_takeover",
-    "send_terminated",
     "send_waiting",
     "send_welcome",
 ]
