@@ -33,6 +33,7 @@ from judge.presenters import format_deadline
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
 from judge.services.press_signing import sender_shown
+from judge.services.releases import genuine
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -103,7 +104,8 @@ def press_history(
         for record in queries.press_of(conversation.session, game.id, phase)
         if _visible(record, reader, reads_all, conversation.now)
     ]
-    entries = [_entry(record, reader, reads_all, zone) for record in visible]
+    master_dateline = game_settings(game).master_dateline
+    entries = [_entry(record, reader, reads_all, zone, master_dateline) for record in visible]
     kept = entries if which is not None else entries[-RECENT_ENTRIES:]
     size = 0
     start = len(kept)
@@ -174,7 +176,9 @@ def _own(record: PressRecord, reader: Reader) -> bool:
     return False
 
 
-def _entry(record: PressRecord, reader: Reader, reads_all: bool, zone: str) -> str:
+def _entry(
+    record: PressRecord, reader: Reader, reads_all: bool, zone: str, master_dateline: str
+) -> str:
     """One press as ``reader`` reads it: its phase (and to its sender and the master who
     reads all press, the time it was received), who sent it to whom, and its text indented
     (so that no line of it passes for the start of another entry).
@@ -185,29 +189,29 @@ def _entry(record: PressRecord, reader: Reader, reads_all: bool, zone: str) -> s
     when = ""
     phase = record.phase or "Before the start"
     if _own(record, reader):
-        heading = _true_heading(record, f"you ({_shown_name(record)})")
+        heading = _true_heading(record, f"you ({_shown_name(record)})", master_dateline)
         when = f", {format_deadline(record.created_at, zone)}"
     elif reads_all:
-        heading = _true_heading(record, _true_sender(record))
+        heading = _true_heading(record, _true_sender(record), master_dateline)
         when = f", {format_deadline(record.created_at, zone)}"
     else:
-        heading = _shown_heading(record)
+        heading = _shown_heading(record, master_dateline)
     body = "\n".join(f"  {line}" if line else "" for line in record.body.strip("\n").split("\n"))
     return f"{phase}{when}\n{heading}:\n{body}"
 
 
-def _shown_heading(record: PressRecord) -> str:
+def _shown_heading(record: PressRecord, master_dateline: str) -> str:
     """Who sent it to whom, as its recipients were shown it."""
     shown = sender_shown(record.shown_from)
     if record.release:
         sender = f" from {shown}" if shown else ""
-        return f"Press release{sender}{_dateline(record)}"
+        return f"Press release{sender}{_dateline(record, master_dateline)}"
     if shown is None:
         return f"Grey press to {record.shown_to}"
     return f"From {shown} to {record.shown_to}"
 
 
-def _true_heading(record: PressRecord, sender: str) -> str:
+def _true_heading(record: PressRecord, sender: str, master_dateline: str) -> str:
     """Who really sent it to whom, and how it was signed, faked or published."""
     notes: list[str] = []
     if record.signed == "grey" or (record.signed == "fake" and record.shown_from is None):
@@ -216,7 +220,9 @@ def _true_heading(record: PressRecord, sender: str) -> str:
         notes.append(f"faked as {record.shown_from}")
     if record.release:
         notes.append(_release_state(record))
-        return f"Press release from {sender}{_dateline(record)}" + "".join(f", {n}" for n in notes)
+        return f"Press release from {sender}{_dateline(record, master_dateline)}" + "".join(
+            f", {n}" for n in notes
+        )
     real = _real_recipients(record)
     if real != record.shown_to:
         notes.append(f"shown as to {record.shown_to}")
@@ -253,8 +259,12 @@ def _real_recipients(record: PressRecord) -> str:
     return ", ".join(names)
 
 
-def _dateline(record: PressRecord) -> str:
-    return f", dateline {record.dateline}" if record.dateline else ""
+def _dateline(record: PressRecord, master_dateline: str) -> str:
+    """A release's dateline, marked as the results marked it when it is its sender's own."""
+    if not record.dateline:
+        return ""
+    mark = " (guaranteed genuine)" if genuine(record, master_dateline) else ""
+    return f", dateline {record.dateline}{mark}"
 
 
 def _release_state(record: PressRecord) -> str:

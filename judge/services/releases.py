@@ -37,7 +37,13 @@ from judge.services.press_signing import SHOWN_FROM
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
-__all__ = ["Published", "Releases", "hold", "publish"]
+__all__ = [
+    "Published",
+    "Releases",
+    "genuine",
+    "hold",
+    "publish",
+]
 
 _DATELINE_WORD = "DATELINE"
 
@@ -228,7 +234,7 @@ def _check_dateline(sender: Sender, dateline: str) -> None:
     )
 
 
-def _genuine(record: PressRecord, master_dateline: str) -> bool:
+def genuine(record: PressRecord, master_dateline: str) -> bool:
     """Whether the release's dateline is reserved for its own sender: guaranteed genuine."""
     if record.dateline is None:
         return False
@@ -255,9 +261,9 @@ def _confirmation(record: PressRecord, master_dateline: str) -> str:
     else:
         lines.append(f"  signed: {record.shown_from} (white)")
     if record.dateline is not None:
-        genuine = _genuine(record, master_dateline)
-        mark = " (reserved for you: published as genuine)" if genuine else ""
-        if genuine and record.shown_from is None and record.sender_role == "power":
+        own = genuine(record, master_dateline)
+        mark = " (reserved for you: published as genuine)" if own else ""
+        if own and record.shown_from is None and record.sender_role == "power":
             # The genuine mark is the power's name in all but letters: say so to the sender.
             mark += f"; it tells every reader that {record.sender_power} sent it, grey or not"
         lines.append(f"  dateline: {record.dateline}{mark}")
@@ -299,7 +305,7 @@ def publish(session: Session, game: Game, seq: int, outcome: Adjudication) -> Re
         published.append(
             Published(
                 dateline=record.dateline,
-                genuine=_genuine(record, master_dateline),
+                genuine=genuine(record, master_dateline),
                 sender=_shown_sender(record),
                 text=record.body,
             )

@@ -111,7 +111,9 @@ def entry(minute: int | None, heading: str, *body: str) -> str:
 ENGLAND_TO_FG = entry(None, "From England to France, Germany", "Dear France and Germany,", "",
                       "shall we?")  # fmt: skip
 BROADCAST = entry(None, "From Germany to all", "Peace in our time.")
-RELEASE = entry(None, "Press release from Austria, dateline Vienna", "Vienna stands firm.")
+RELEASE = entry(
+    None, "Press release from Austria, dateline Vienna (guaranteed genuine)", "Vienna stands firm."
+)
 
 
 def test_a_player_reads_what_it_sent_and_received_the_broadcasts_and_the_releases(
@@ -218,7 +220,7 @@ def test_the_master_who_reads_all_press_sees_every_true_sender(tmp_path: Path) -
                   "Austria means war."),
             entry(5, "From France to the game master", "I may be late."),
             entry(6, "From you (Master) to the observers", "Welcome, observers."),
-            entry(7, "Press release from Austria, dateline Vienna, published",
+            entry(7, "Press release from Austria, dateline Vienna (guaranteed genuine), published",
                   "Vienna stands firm."),
             entry(8, "Press release from Turkey, dateline Paris, held for the next results",
                   "Paris is burning."),
@@ -319,7 +321,7 @@ def test_the_time_a_press_was_received_is_shown_to_its_sender_only(tmp_path: Pat
     body = reply(table, "france@example.org", "SIGNON Ftest01 paris-123\nHISTORY test01 PRESS\n")
     assert "S1901M\nGrey press to France:\n  Beware of Germany.\n" in body
     assert "S1901M\nFrom England to France, Germany:\n" in body
-    assert "S1901M\nPress release from Austria, dateline Vienna:\n" in body
+    assert "S1901M\nPress release from Austria, dateline Vienna (guaranteed genuine):\n" in body
     assert "13:01" not in body and "13:00" not in body
     assert "S1901M, Mon Nov 23 2026 13:05:00 +0000 (Europe/London)\nFrom you (France)" in body
 
