@@ -38,13 +38,14 @@ from judge.db.models import (
 from judge.engine.board import standard_map
 from judge.engine.document import position_from_document
 from judge.engine.phases import Phase
+from judge.engine.position import Position
 from judge.presenters import phase_heading
 from judge.services import notices
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
-from judge.services.games import current_position, respect_absences, seat_states, set_deadline
+from judge.services.games import respect_absences, seat_states, set_deadline
 from judge.services.mailings.rollback import OrdersInForce, RollbackNews, send_rollback
 
 __all__ = ["MAX_REASON", "RolledBack", "roll_back", "target_phase"]
@@ -192,7 +193,7 @@ def roll_back(
         undone=undone,
         reason=reason,
         paused=game.status == GameStatus.PAUSED,
-        orders=_orders_in_force(session, game),
+        orders=_orders_in_force(session, game, position),
     )
     told = send_rollback(session, judge, game, news, now)
     return RolledBack(
@@ -207,10 +208,11 @@ def roll_back(
     )
 
 
-def _orders_in_force(session: Session, game: Game) -> Mapping[str, OrdersInForce]:
-    """Each power's orders in force for the game's (new) current phase, as its
-    confirmation would show them."""
-    position = current_position(session, game)
+def _orders_in_force(
+    session: Session, game: Game, position: Position
+) -> Mapping[str, OrdersInForce]:
+    """Each power's orders in force for the game's (new) current phase, whose start is
+    ``position``, as its confirmation would show them."""
     heading = phase_heading(position.phase.kind.word, position.phase, game.name, game.seq)
     return {
         power: OrdersInForce(heading, standing.order_lines, standing.missing_lines)
