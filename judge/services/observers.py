@@ -23,7 +23,7 @@ from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
 from judge.services.games import current_position
 from judge.services.passwords import verify_password
-from judge.services.signons import SIGNON_MAX_FAILURES, _guard, count_wrong
+from judge.services.signons import SIGNON_MAX_FAILURES, count_wrong, seat_guard
 from judge.services.unit_of_work import UnitOfWork
 
 __all__ = [
@@ -163,7 +163,7 @@ def _check_password(
             f"game {game.name} asks observers for a password: write "
             f"'OBSERVE {game.name} <password>', with the password its game master gave you"
         )
-    guard = _guard(session, work, game, OBSERVER_SEAT, False)
+    guard = seat_guard(session, work, game, OBSERVER_SEAT, False)
     if guard is not None and guard.locked_until is not None and guard.locked_until > now:
         until = format_deadline(guard.locked_until, game_zone(game, judge))
         raise PasswordRefused(

@@ -28,6 +28,7 @@ __all__ = [
     "check_hashes",
     "check_password",
     "count_wrong",
+    "seat_guard",
     "wrong_password",
 ]
 
@@ -134,7 +135,7 @@ def check_hashes(
     seat = player.power if player is not None else "M"
     registered_address = player.address if player is not None else game.master_address
     registered = registered_address is not None and registered_address == sender
-    guard = _guard(session, work, game, seat, registered)
+    guard = seat_guard(session, work, game, seat, registered)
     who = player.power if player is not None else f"the game master of {game.name}"
     as_who = player.power if player is not None else "game master"
     whose = f"{player.power}'s" if player is not None else "the game master's"
@@ -210,10 +211,11 @@ def count_wrong(
     return True
 
 
-def _guard(
+def seat_guard(
     session: Session, work: UnitOfWork, game: Game, seat: str, registered: bool
 ) -> SignonGuard | None:
-    """The seat's guard for this kind of sender (a game's guards are read at once)."""
+    """The sign-on guard of ``seat`` for this kind of sender, if it has one (a game's
+    guards are read at once); the observers' password uses it too."""
     if game.id not in work.guard_games:
         work.guard_games.add(game.id)
         with session.no_autoflush:
