@@ -6,8 +6,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_only
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
-from judge.commands.preview import master_only
 from judge.engine.phases import Phase
 from judge.presenters import position_report
 from judge.services.errors import ServiceError
