@@ -3,12 +3,12 @@ on or not)."""
 
 from __future__ import annotations
 
-import re
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_only
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
-from judge.commands.preview import master_only
+from judge.engine.phases import Phase
 from judge.presenters import position_report
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone, player_zone
@@ -141,12 +141,11 @@ class History(_GameCommand):
             return super().parse(line)
         game = args[0].lower()
         which = tuple(word.upper() for word in args[2:])
-        if (
-            GAME_RE.fullmatch(game)
-            and len(which) <= 1
-            and (not which or which[0] == "ALL" or _PHASE_RE.fullmatch(which[0]))
-        ):
-            return line.command(self.name, (game, "PRESS", *which))
+        if GAME_RE.fullmatch(game) and len(which) <= 1:
+            if not which:
+                return line.command(self.name, (game, "PRESS"))
+            if (read := _all_or_phase(which[0])) is not None:
+                return line.command(self.name, (game, "PRESS", read))
         raise Malformed(
             f"write HISTORY <game> PRESS, then a phase (e.g. HISTORY {game[:40]} PRESS "
             "S1901M) or ALL if you like; nothing more"
@@ -177,8 +176,15 @@ class History(_GameCommand):
         conversation.reply.paragraphs += reports
 
 
-#: A phase code as HISTORY <game> PRESS takes it (upper-cased first).
-_PHASE_RE = re.compile(r"[SFW][0-9]{1,5}[MRA]")
+def _all_or_phase(word: str) -> str | None:
+    """``word`` (upper case) as HISTORY <game> PRESS takes it: ``ALL``, or a phase in
+    its code (read as ROLLBACK reads one: ``A1901M`` is F1901M); None when neither."""
+    if word == "ALL":
+        return word
+    try:
+        return Phase.parse(word).code
+    except ValueError:
+        return None
 
 
 def _press(conversation: Conversation, command: Command) -> None:

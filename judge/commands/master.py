@@ -7,8 +7,8 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
-from judge.commands.preview import master_part
 from judge.presenters import format_deadline
 from judge.services.deadlines import parse_deadline
 from judge.services.errors import ServiceError

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
-from judge.commands.preview import master_part
 from judge.config import PRESS_KINDS, Press
 from judge.services.press_settings import change_press
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
-from judge.commands.preview import master_part
 from judge.engine.phases import Phase
 from judge.presenters import and_list, format_deadline
 from judge.services.game_settings import game_zone

@@ -9,6 +9,7 @@ import re
 from typing import TYPE_CHECKING
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
+from judge.commands.acting import master_part
 from judge.commands.base import (
     Audience,
     Command,
@@ -19,7 +20,6 @@ from judge.commands.base import (
     Malformed,
     is_address,
 )
-from judge.commands.preview import master_part
 from judge.presenters import format_deadline
 from judge.services import seats
 from judge.services.deadlines import parse_deadline

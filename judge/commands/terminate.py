@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, MailCommand
-from judge.commands.preview import master_part
 from judge.services.endings import terminate_game
 
 if TYPE_CHECKING:

@@ -288,6 +288,13 @@ def test_the_answer_holds_the_most_recent_press_and_says_how_to_ask_for_more(
     assert "There is none of S1902M." in body
 
 
+def test_a_press_history_phase_is_read_as_every_phase_code_is(tmp_path: Path) -> None:
+    # The phase codes ROLLBACK and the rest take: A for Fall (Autumn) too.
+    _app, table = make_game(tmp_path)
+    body = reply(table, "someone@example.net", "HISTORY test01 PRESS a1902m\n")
+    assert "There is none of F1902M." in body
+
+
 @pytest.mark.parametrize("line", ["HISTORY test01 PRESS 1901", "HISTORY test01 PRESS S1901M x"])
 def test_a_bad_press_history_line_is_refused_with_the_forms(tmp_path: Path, line: str) -> None:
     _app, table = make_game(tmp_path)
