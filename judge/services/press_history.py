@@ -104,7 +104,7 @@ def press_history(
         for record in queries.press_of(conversation.session, game.id, phase)
         if _visible(record, reader, reads_all, conversation.now)
     ]
-    master_dateline = game_settings(game).master_dateline
+    master_dateline = settings.master_dateline
     entries = [_entry(record, reader, reads_all, zone, master_dateline) for record in visible]
     kept = entries if which is not None else entries[-RECENT_ENTRIES:]
     size = 0
