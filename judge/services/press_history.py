@@ -104,18 +104,20 @@ def press_history(
         for record in queries.press_of(conversation.session, game.id, phase)
         if _visible(record, reader, reads_all, conversation.now)
     ]
-    master_dateline = game_settings(game).master_dateline
-    entries = [_entry(record, reader, reads_all, zone, master_dateline) for record in visible]
-    kept = entries if which is not None else entries[-RECENT_ENTRIES:]
+    master_dateline = settings.master_dateline
+    # Only the entries the answer may hold are written out: a long game's older press
+    # is counted, not formatted.
+    chosen = visible if which is not None else visible[-RECENT_ENTRIES:]
+    kept = [_entry(record, reader, reads_all, zone, master_dateline) for record in chosen]
     size = 0
     start = len(kept)
     # The newest first, until the size limit: one pass, each entry measured once.
     while start > 0 and size + len(kept[start - 1]) <= MAX_CHARS:
         start -= 1
         size += len(kept[start])
-    left_out = len(entries) - (len(kept) - start)
+    left_out = len(visible) - (len(kept) - start)
     paragraphs = [_fill(_heading(game, reader, reads_all, phase))]
-    if not entries:
+    if not visible:
         paragraphs.append("There is none yet." if phase is None else f"There is none of {phase}.")
         return paragraphs
     paragraphs += kept[start:]

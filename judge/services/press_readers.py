@@ -131,24 +131,14 @@ def resolve(conversation: Conversation, sender: Sender, targets: Targets) -> Rea
         raise PressRefused(f"game {game.name} has no observers: leave O out")
     # Each address once, never the sender's own (a master who plays, an observer who plays).
     taken = {sender.address}
-    kept_players = []
-    for power in powers:
-        reader = players[power]
-        if reader.address not in taken:
-            taken.add(reader.address)
-            kept_players.append(reader)
-    if master is not None:
-        master = None if master.address in taken else master
-        if master is not None:
-            taken.add(master.address)
-    kept_observers = []
-    for reader in observers:
-        if reader.address not in taken:
-            taken.add(reader.address)
-            kept_observers.append(reader)
+    kept_players = _once((players[power] for power in powers), taken)
+    kept_master = _once([master] if master is not None else [], taken)
+    master = kept_master[0] if kept_master else None
+    kept_observers = _once(observers, taken)
     if not kept_players and master is None and not kept_observers:
         own = f" ({sender.power} is your own power)" if dropped_own else ""
         raise PressRefused(f"the press reaches nobody{own}: name other powers, M or O")
+    has_master = bool(game.master_address) and sender.role != "master"
     return Readers(
         powers=tuple(powers),
         players=tuple(kept_players),
@@ -156,11 +146,22 @@ def resolve(conversation: Conversation, sender: Sender, targets: Targets) -> Rea
         observers=tuple(kept_observers),
         universe=universe,
         dropped_own=dropped_own,
-        has_master=bool(game.master_address) and sender.role != "master",
+        has_master=has_master,
         has_observers=bool(others),
-        to_master=targets.master and bool(game.master_address) and sender.role != "master",
+        to_master=targets.master and has_master,
         to_observers=targets.observers and bool(others),
     )
+
+
+def _once(readers: Iterable[Recipient], taken: set[str]) -> list[Recipient]:
+    """``readers`` whose address is not in ``taken``, each address once; the addresses
+    kept are added to ``taken``."""
+    kept: list[Recipient] = []
+    for reader in readers:
+        if reader.address not in taken:
+            taken.add(reader.address)
+            kept.append(reader)
+    return kept
 
 
 @dataclass(frozen=True)

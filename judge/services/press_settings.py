@@ -44,7 +44,6 @@ def change_press(
     game.settings = stored
     after = press_text(game_settings(game))
     if after == before:
-        game.settings = {**stored}
         return None
     mailings.send_press_settings(session, judge, game, now, before=before, after=after)
     return before, after

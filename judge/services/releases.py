@@ -32,7 +32,7 @@ from judge.services.audience import Recipient
 from judge.services.datelines import MASTER, MAX_DATELINE_CHARS, dateline_key, reserved_for
 from judge.services.game_settings import game_settings
 from judge.services.press import PressRefused, PressRequest, Sender
-from judge.services.press_signing import SHOWN_FROM
+from judge.services.press_signing import sender_shown
 
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
@@ -306,7 +306,7 @@ def publish(session: Session, game: Game, seq: int, outcome: Adjudication) -> Re
             Published(
                 dateline=record.dateline,
                 genuine=genuine(record, master_dateline),
-                sender=_shown_sender(record),
+                sender=sender_shown(record.shown_from),
                 text=record.body,
             )
         )
@@ -344,11 +344,3 @@ def _withheld_notice(record: PressRecord, phase: str, failed: str) -> str:
 
 #: Of a withheld release, its sender is reminded of this many characters of its start.
 _EXCERPT_CHARS = 40
-
-
-def _shown_sender(record: PressRecord) -> str | None:
-    """The sender a published release shows: the game master's always, a power's or an
-    observer's when signed white, else none."""
-    if record.shown_from is None:
-        return None
-    return SHOWN_FROM.get(record.shown_from, record.shown_from)
