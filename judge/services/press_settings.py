@@ -45,5 +45,8 @@ def change_press(
     after = press_text(game_settings(game))
     if after == before:
         return None
-    mailings.send_press_settings(session, judge, game, now, before=before, after=after)
+    kind_now = game_settings(game).press.value
+    mailings.send_press_settings(
+        session, judge, game, now, kind=kind_now, before=before, after=after
+    )
     return before, after

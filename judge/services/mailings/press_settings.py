@@ -16,17 +16,23 @@ __all__ = ["send_press_settings"]
 
 
 def send_press_settings(
-    session: Session, judge: Judge, game: Game, now: datetime, *, before: str, after: str
+    session: Session,
+    judge: Judge,
+    game: Game,
+    now: datetime,
+    *,
+    kind: str,
+    before: str,
+    after: str,
 ) -> None:
-    """The press of ``game`` changed from ``before`` to ``after`` (each as
+    """The press of ``game`` changed to the kind ``kind`` (the subject says it), from
+    ``before`` to ``after`` (each as
     :func:`judge.services.game_settings.press_text` says it), to :attr:`Audience.NEWS`
     (``all/press_settings.txt.j2``)."""
-    # The kind alone ("grey/white"): the whole line is in the body.
-    press = after.split(" ")[0].rstrip(",")
     for reader in recipients(session, game, Audience.NEWS, judge):
         mail = render(
             judge, "all/press_settings.txt.j2", game,
             power=reader.power, observer=reader.observer, before=before, after=after,
-            press=press,
+            press=kind,
         )  # fmt: skip
         queue(session, judge, game, reader, mail, "notice", now)
