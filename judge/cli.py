@@ -214,14 +214,19 @@ def cmd_game_start(args: argparse.Namespace) -> int:
 
 def cmd_process(args: argparse.Namespace) -> int:
     """``judge process GAME [--phase CODE]``: adjudicate the current phase now."""
+    from judge.db.models import GameStatus
+    from judge.services.endings import ended_how
     from judge.services.errors import ServiceError
-    from judge.services.games import process_game
+    from judge.services.games import find_game, process_game
 
     app = _app(args)
     try:
         with app.sessions() as session, session.begin():
             outcome = process_game(session, app.judge, args.game, _now(args), phase=args.phase)
-            if outcome is None:
+            game = find_game(session, args.game)
+            if outcome is None and game is not None and game.status == GameStatus.FINISHED:
+                print(f"{args.game}: the game is over: {ended_how(game)}")
+            elif outcome is None:
                 print(f"{args.game}: nothing to process")
             else:
                 print(

@@ -365,6 +365,18 @@ class ObserverPress(enum.StrEnum):
     NONE = "none"
 
 
+class Endgame(enum.StrEnum):
+    """How the players of a game may end it by agreement (a solo and the master's
+    TERMINATE end any game)."""
+
+    #: The njudge's standing votes: ``SET DRAW`` and ``SET CONCEDE`` (the default).
+    NJUDGE = "njudge"
+    #: The house rules' proposals (seed 003, section 8): ``PROPOSE`` and ``VOTE``.
+    HOUSE = "house"
+    #: No ending by agreement.
+    NONE = "none"
+
+
 class Nmr(enum.StrEnum):
     """What happens at the end of grace while orders are missing."""
 
@@ -444,6 +456,22 @@ class GameSettings:
     master_reads_press: bool = False
     #: The dateline only the game master may use in a press release (house rule 10.2).
     master_dateline: str = "Versailles"
+    #: How the players may end the game by agreement.
+    endgame: Endgame = Endgame.NJUDGE
+    #: Draws Include All Survivors (njudge votes): ``SET DRAW`` names no powers, and a
+    #: draw passes when every survivor voted for one.  False: each names the powers of
+    #: the draw (``SET DRAW AEF``), and it passes when every survivor named the same set.
+    dias: bool = True
+    #: ``SET CONCEDE <power>`` is allowed (njudge votes).
+    concessions: bool = True
+    #: LIST says whether a draw vote is pending (never who voted).
+    show_pending_draw: bool = False
+    #: House proposals: a proposal's result gives its counts (8.5: passed or defeated
+    #: only, unless the game chooses).
+    vote_counts: bool = False
+    #: House rule 8.4: how long the game master has to ACCEPT or DECLINE a proposal that
+    #: passed while more than half of the players who sent orders made no mention of it.
+    master_decision_hours: float = 24.0
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
@@ -494,12 +522,19 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "press_per_hour": int,
     "master_reads_press": bool,
     "master_dateline": str,
+    "endgame": Endgame,
+    "dias": bool,
+    "concessions": bool,
+    "show_pending_draw": bool,
+    "vote_counts": bool,
+    "master_decision_hours": float,
 }
 #: The settings stored only while they differ from their defaults, so that a record of a
 #: game that never set them reads as older judges wrote it.
 STORED_WHEN_SET = (
     "hold_over", "partial_press", "observer_press", "press_max_chars", "press_per_hour",
-    "master_reads_press", "master_dateline",
+    "master_reads_press", "master_dateline", "endgame", "dias", "concessions",
+    "show_pending_draw", "vote_counts", "master_decision_hours",
 )  # fmt: skip
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -648,7 +683,8 @@ _GAME_KEYS = {
     "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
     "deadline", "observers", "observer_password", "hold_over", "partial_press",
     "observer_press", "press_max_chars", "press_per_hour", "master_reads_press",
-    "master_dateline",
+    "master_dateline", "endgame", "dias", "concessions", "show_pending_draw", "vote_counts",
+    "master_decision_hours",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -747,6 +783,7 @@ def load_game_config(path: Path) -> GameConfig:
             raise ConfigError(f"{where}: [game] hold_over: use true or false")
         settings["hold_over"] = game["hold_over"]
     settings.update(_press_settings(game, where))
+    settings.update(_endgame_settings(game, where))
 
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -838,6 +875,41 @@ def _press_settings(game: dict[str, Any], where: str) -> dict[str, Any]:
                 f'characters on one line (e.g. "Versailles"), got {value!r}'
             )
         settings["master_dateline"] = value.strip()
+    return settings
+
+
+#: The longest time a game may give its master to decide under house rule 8.4 (a week).
+MAX_DECISION_HOURS = 168.0
+
+
+def _endgame_settings(game: dict[str, Any], where: str) -> dict[str, Any]:
+    """The keys of ``[game]`` on ending a game by agreement the file has, checked."""
+    settings: dict[str, Any] = {}
+    if "endgame" in game:
+        value = game["endgame"]
+        if value not in tuple(Endgame):
+            raise ConfigError(
+                f'{where}: [game] endgame: use "njudge" (SET DRAW and SET CONCEDE), "house" '
+                f'(PROPOSE and VOTE) or "none", got {value!r}'
+            )
+        settings["endgame"] = Endgame(value)
+    for key in ("dias", "concessions", "show_pending_draw", "vote_counts"):
+        if key in game:
+            if not isinstance(game[key], bool):
+                raise ConfigError(f"{where}: [game] {key}: use true or false")
+            settings[key] = game[key]
+    if "master_decision_hours" in game:
+        value = game["master_decision_hours"]
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, int | float)
+            or not 1 <= value <= MAX_DECISION_HOURS
+        ):
+            raise ConfigError(
+                f"{where}: [game] master_decision_hours: expected a number of hours from 1 to "
+                f"{MAX_DECISION_HOURS:g}, got {value!r}"
+            )
+        settings["master_decision_hours"] = float(value)
     return settings
 
 

@@ -9,8 +9,10 @@ from typing import TYPE_CHECKING
 
 from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.db.models import GameStatus
 from judge.presenters import format_deadline
 from judge.services.deadlines import parse_deadline
+from judge.services.endings import ended_how
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone
 from judge.services.games import process_game
@@ -41,6 +43,10 @@ class Process(MailCommand):
             outcome = process_game(
                 conversation.session, conversation.judge, game.name, conversation.now
             )
+            if outcome is None and game.status == GameStatus.FINISHED:
+                # The players' votes ended it as the phase was processed.
+                conversation.reply.actions.append(f"Game {game.name} is over: {ended_how(game)}.")
+                return
             if outcome is None:
                 raise ServiceError(f"game {game.name} has no phase to process")
             conversation.reply.actions.append(

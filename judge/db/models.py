@@ -30,6 +30,7 @@ from judge.db.types import JSONDocument, UTCDateTime
 
 __all__ = [
     "NAMING_CONVENTION",
+    "Ballot",
     "Base",
     "Game",
     "GameStatus",
@@ -46,8 +47,13 @@ __all__ = [
     "PlayerStatus",
     "PressRecord",
     "PressState",
+    "Proposal",
+    "ProposalBallot",
+    "ProposalState",
     "Rollback",
     "SignonGuard",
+    "VoteKind",
+    "VoteRecord",
 ]
 
 # Named constraints are what let Alembic's batch mode (SQLite) drop or alter them later, and
@@ -118,6 +124,41 @@ class PressState(enum.StrEnum):
     WITHHELD = "withheld"
 
 
+class VoteKind(enum.StrEnum):
+    """The values of ``votes.kind``: the njudge's standing votes."""
+
+    #: ``SET DRAW [powers]``.
+    DRAW = "draw"
+    #: ``SET CONCEDE <power>``.
+    CONCEDE = "concede"
+
+
+class ProposalState(enum.StrEnum):
+    """The values of ``proposals.state`` (house rules, section 8)."""
+
+    #: Put, and its vote open until the deadline of the phase it was put in.
+    OPEN = "open"
+    #: Passed: the game ended on its terms.
+    PASSED = "passed"
+    #: Defeated at its deadline.
+    DEFEATED = "defeated"
+    #: Passed, but more than half of the players who sent orders made no mention of it
+    #: (8.4): the game master decides by ``decide_by``.
+    AWAITING = "awaiting"
+    #: Passed, and the game master declined to end the game on it (8.4).
+    DECLINED = "declined"
+    #: Closed without a count: the game ended another way, or its phase was rolled back.
+    VOID = "void"
+
+
+class Ballot(enum.StrEnum):
+    """The values of ``proposal_ballots.ballot``."""
+
+    YES = "yes"
+    NO = "no"
+    ABSTAIN = "abstain"
+
+
 class InboundState(enum.StrEnum):
     """The values of ``inbound.state``."""
 
@@ -180,6 +221,11 @@ class Game(Base):
     #: How a finished game without a winner ended: "terminated" (the game master's
     #: TERMINATE); the draw and concession votes add their own.  None while it runs.
     ending: Mapped[str | None] = mapped_column(String)
+    #: How a finished game placed the powers, best first: ``[[1, ["France"]]]`` for a
+    #: solo or a concession, one place shared by a draw's powers, an agreed result's
+    #: places in order (see :class:`judge.presenters.Ending`).  None while it runs and
+    #: for a game its master ended.
+    result: Mapped[list[Any] | None] = mapped_column(JSONDocument)
     #: The argon2 hash of the observers' password (the game file's
     #: ``observer_password``), asked when the game's ``observers`` setting (kept in
     #: ``settings``: "open", "password" or "none") is "password".
@@ -563,4 +609,86 @@ class PressRecord(Base):
         return (
             f"PressRecord(id={self.id!r}, game_id={self.game_id!r}, signed={self.signed!r}, "
             f"state={self.state!r})"
+        )
+
+
+class VoteRecord(Base):
+    """A power's standing njudge vote (``SET DRAW``, ``SET CONCEDE``): it stands until
+    withdrawn (``SET NODRAW``, ``SET NOCONCEDE``), one of each kind per power.  Secret:
+    only the game master is shown who voted how."""
+
+    __tablename__ = "votes"
+    __table_args__ = (UniqueConstraint("game_id", "power", "kind"), _one_of("kind", VoteKind))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The voting power's canonical name.
+    power: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String)
+    #: A draw: the powers it names (canonical names; None for ``SET DRAW`` alone); a
+    #: concession: the one power conceded to.
+    powers: Mapped[list[str] | None] = mapped_column(JSONDocument)
+    cast_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"VoteRecord(game_id={self.game_id!r}, power={self.power!r}, kind={self.kind!r})"
+
+
+class Proposal(Base):
+    """A proposal to end the game (house rules 8.1-8.6: ``PROPOSE`` ... ``ENDPROPOSE``),
+    numbered in its game.  Who put it is kept for the record and shown to nobody (8.5)."""
+
+    __tablename__ = "proposals"
+    __table_args__ = (UniqueConstraint("game_id", "number"), _one_of("state", ProposalState))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: Its number in the game (1, 2, ...), as ``VOTE <n>`` names it.
+    number: Mapped[int]
+    #: The phase it was put in (``games.seq`` and code): its vote closes at that phase's
+    #: deadline.
+    seq: Mapped[int]
+    phase: Mapped[str] = mapped_column(String)
+    #: The terms: {"kind": "draw" | "concede" | "result", "ranks": [[power, place], ...]}
+    #: (see :class:`judge.engine.votes.Terms`).
+    terms: Mapped[dict[str, Any]]
+    #: The proposer's words under the terms, shown with the announcement (may be empty).
+    note: Mapped[str] = mapped_column(Text, default="")
+    #: "power" or "master"; never shown (8.5).
+    proposer_role: Mapped[str] = mapped_column(String)
+    #: The proposing power's canonical name (None for the master); never shown (8.5).
+    proposer_power: Mapped[str | None] = mapped_column(String)
+    #: The master's ABSTAIN = ASSENT (8.3).
+    abstain_assent: Mapped[bool] = mapped_column(default=False)
+    #: The same terms, defeated in the season before (8.2): not voting is assent.
+    repeat: Mapped[bool] = mapped_column(default=False)
+    state: Mapped[str] = mapped_column(String, default=ProposalState.OPEN)
+    #: The counts at its close (:class:`judge.engine.votes.Tally` as a dict), or None.
+    tally: Mapped[dict[str, Any] | None]
+    #: 8.4: the game master's ACCEPT or DECLINE is awaited until then.
+    decide_by: Mapped[datetime | None]
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+    closed_at: Mapped[datetime | None]
+
+    def __repr__(self) -> str:
+        return f"Proposal(game_id={self.game_id!r}, number={self.number!r}, state={self.state!r})"
+
+
+class ProposalBallot(Base):
+    """A player's answer to a proposal (``VOTE <n> YES|NO|ABSTAIN``); a later vote
+    replaces it.  Secret (8.5): never shown to anyone but the voter."""
+
+    __tablename__ = "proposal_ballots"
+    __table_args__ = (UniqueConstraint("proposal_id", "power"), _one_of("ballot", Ballot))
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    proposal_id: Mapped[int] = mapped_column(ForeignKey("proposals.id", ondelete="CASCADE"))
+    power: Mapped[str] = mapped_column(String)
+    ballot: Mapped[str] = mapped_column(String)
+    cast_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return (
+            f"ProposalBallot(proposal_id={self.proposal_id!r}, power={self.power!r}, "
+            f"ballot={self.ballot!r})"
         )

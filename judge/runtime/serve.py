@@ -379,6 +379,12 @@ class Server:
                 log.info("%s %s processed %s; %s", name, phase, when, after)
                 self.outbox_ready.set()
                 changed = True
+            else:
+                # Not adjudicated: the players' votes may have ended the game (its final
+                # mail is queued), or it waits for its master (house rule 8.4); or it was
+                # a repeated call, and waking the sender and the scheduler costs little.
+                self.outbox_ready.set()
+                changed = True
         if self.scheduler is not None and (
             changed or self._synced_at is None or now - self._synced_at > timedelta(minutes=5)
         ):

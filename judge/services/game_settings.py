@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from judge.config import (
     Deadline,
+    Endgame,
     GameSettings,
     ObserverPress,
     Press,
@@ -25,6 +26,7 @@ from judge.engine.rules import Rules
 from judge.services.context import Judge
 
 __all__ = [
+    "endgame_text",
     "game_rules",
     "game_settings",
     "game_zone",
@@ -92,3 +94,24 @@ def press_text(settings: GameSettings) -> str:
     if settings.master_reads_press:
         text += "; the game master reads all press"
     return text
+
+
+def endgame_text(settings: GameSettings) -> str:
+    """How the players may end the game by agreement, in a line, as LIST shows it
+    ("draw votes (SET DRAW; every survivor is in the draw) and concessions (SET
+    CONCEDE)")."""
+    if settings.endgame is Endgame.NONE:
+        return "by a solo only (no draws or concessions by vote)"
+    if settings.endgame is Endgame.HOUSE:
+        counts = "the counts announced" if settings.vote_counts else "passed or defeated only"
+        return (
+            "proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN; house "
+            f"rules, section 8), {counts}"
+        )
+    if settings.dias:
+        draw = "draw votes (SET DRAW; every survivor is in the draw)"
+    else:
+        draw = "draw votes naming the powers of the draw (SET DRAW <powers>)"
+    if settings.concessions:
+        return f"{draw} and concessions (SET CONCEDE <power>)"
+    return f"{draw}; no concessions"

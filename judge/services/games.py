@@ -176,7 +176,9 @@ def process_game(
 
     Idempotent: with ``phase`` given, nothing happens unless that is still the current
     phase, so a second call for the same phase (a double fire, a retry) does nothing.
-    Returns the adjudication, or ``None`` when there was nothing to do.
+    Returns the adjudication, or ``None`` when there was nothing to do, or when the
+    game's votes ended it or hold it for its master instead
+    (:func:`judge.services.endgame.at_deadline`).
     """
     game = get_game(session, name)
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
@@ -185,6 +187,12 @@ def process_game(
         return None
     record = current_phase(session, game)
     if record is None or record.processed_at is not None:
+        return None
+    # Imported here: the endgame services end games through this module's helpers.
+    from judge.services.endgame import at_deadline
+
+    if at_deadline(session, judge, game, record, now):
+        # Ended by agreement (its final mail queued), or waiting for the master (8.4).
         return None
     position, orders, rules, outcome = adjudicate_current(session, game, record)
     report = results_report(game.name, game.seq, outcome)
@@ -221,6 +229,7 @@ def process_game(
     if outcome.winner is not None:
         game.status = GameStatus.FINISHED
         game.winner = outcome.winner
+        game.result = [[1, [outcome.winner]]]
         game.deadline = None
     else:
         game.deadline = next_deadline(

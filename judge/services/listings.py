@@ -19,8 +19,16 @@ from judge.engine.orders import Order
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import format_deadline, order_standing
+from judge.services import endgame
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
+from judge.services.endings import ended_how
+from judge.services.game_settings import (
+    endgame_text,
+    game_rules,
+    game_settings,
+    game_zone,
+    press_text,
+)
 from judge.services.games import current_position, phase_orders
 
 __all__ = ["GameListing", "ScheduleLine", "SeatLine", "all_games", "game_listing", "phase_reports"]
@@ -115,9 +123,15 @@ class GameListing:
     status: str
     winner: str | None
     ending: str | None
+    #: How a finished game ended ("won by France", "drawn among ..."), else None.
+    ended: str | None
     variant: str
     edition: str
     press: str
+    #: How the players may end the game by agreement (the game's ``endgame``).
+    endgame: str
+    #: A pending draw, the open proposals; the master's: who voted how (njudge votes).
+    endgame_lines: tuple[str, ...]
     nmr: str
     anonymous: bool
     observers_allowed: str
@@ -168,9 +182,14 @@ def game_listing(
         status=str(game.status),
         winner=game.winner,
         ending=game.ending,
+        ended=ended_how(game),
         variant=game.variant.capitalize(),
         edition=rules.edition.value,
         press=press_text(settings),
+        endgame=endgame_text(settings),
+        endgame_lines=(
+            endgame.listing_lines(session, game, for_master=for_master) if running else ()
+        ),
         nmr=settings.nmr.value,
         anonymous=settings.anonymous,
         observers_allowed=_observers_allowed(settings),

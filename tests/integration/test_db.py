@@ -45,7 +45,7 @@ from judge.engine.document import position_to_document
 
 TABLES = {
     "games", "players", "phases", "orders", "inbound", "outbox", "notices", "signon_guards",
-    "observers", "rollbacks", "press",
+    "observers", "rollbacks", "press", "votes", "proposals", "proposal_ballots",
 }  # fmt: skip
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 

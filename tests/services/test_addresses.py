@@ -28,6 +28,13 @@ ROSTER = "".join(
 )
 
 
+#: LIST's line on how the game may end by agreement (the njudge's votes, the default).
+ENDINGS = (
+    "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions "
+    "(SET CONCEDE <power>).\n"
+)
+
+
 def started(tmp_path: Path, extra: str) -> tuple[App, Table, dict[str, str]]:
     """Game test01 (``extra`` in its [game]) with an observer, started at 12:00: the
     game-start mails by address."""
@@ -67,7 +74,7 @@ def test_a_game_that_is_not_anonymous_gives_every_address_and_its_press(
     )
     assert f"Press: {PRESS_LINE}\n\nThe players:\n\n" in mails["gm@example.org"]
     body = listing(table, "someone@example.net", "LIST test01\n")
-    assert f"Press: {PRESS_LINE}.\nNot anonymous: players' addresses are shown.\n" in body
+    assert f"Press: {PRESS_LINE}.\n{ENDINGS}Not anonymous: players' addresses are shown.\n" in body
     assert (
         "Players:\n"
         + "".join(
@@ -93,7 +100,7 @@ def test_an_anonymous_game_gives_no_player_s_address_but_to_its_master(
         in (mails["gm@example.org"])
     )
     body = listing(table, "someone@example.net", "LIST test01\n")
-    assert f"Press: {shown}.\nAnonymous: players' addresses are not shown.\n" in body
+    assert f"Press: {shown}.\n{ENDINGS}Anonymous: players' addresses are not shown.\n" in body
     assert not [address for address in ADDRESSES if address in body]
     body = listing(table, "gm@example.org", "SIGNON Mtest01 gm-secret\nLIST test01\n")
     assert all(address in body for address in ADDRESSES)

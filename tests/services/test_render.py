@@ -265,8 +265,9 @@ NEW_DEADLINE: dict[str, object] = {
 }
 SCHEDULE: dict[str, object] = {"power": "England", "observer": False, "phase_code": "F1901R"}
 LISTING = GameListing(
-    name="winter01", status="finished", winner="France", ending=None, variant="Standard",
-    edition="2000", press="none (only to and from the game master)", nmr="wait",
+    name="winter01", status="finished", winner="France", ending=None, ended="won by France",
+    variant="Standard", edition="2000", press="none (only to and from the game master)",
+    endgame="by a solo only (no draws or concessions by vote)", endgame_lines=(), nmr="wait",
     anonymous=False, observers_allowed="password",
     master_address=None, zone="Europe/London",
     schedule=(
@@ -557,7 +558,11 @@ SAMPLES: dict[str, dict[str, Context]] = {
             "judge_name": "USDP",
             "game_name": "winter01",
             "listing": dataclasses.replace(
-                LISTING, winner=None, ending="terminated", anonymous=True
+                LISTING,
+                winner=None,
+                ending="terminated",
+                ended="ended by the game master with no winner",
+                anonymous=True,
             ),
         },
     },

@@ -1,0 +1,50 @@
+"""Where ending a game by agreement meets the phase's processing and its listing.
+
+The game's ``endgame`` setting says how its players may end it: the njudge's standing
+votes (:mod:`judge.services.draw_votes`), the house rules' proposals
+(:mod:`judge.services.proposals`), or neither.  Processing a phase asks
+:func:`at_deadline` first: the game may end there (a draw, a concession, an agreed
+result), or wait for its master (house rule 8.4), instead of being adjudicated.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from judge.config import Endgame
+from judge.db.models import Game, PhaseRecord
+from judge.services import draw_votes, proposals
+from judge.services.context import Judge
+from judge.services.game_settings import game_settings
+
+__all__ = ["at_deadline", "listing_lines"]
+
+
+def at_deadline(
+    session: Session, judge: Judge, game: Game, record: PhaseRecord, now: datetime
+) -> bool:
+    """Settle the game's votes as its current phase (``record``) is processed.
+
+    Returns True when the phase must not be adjudicated: the game ended by agreement
+    (its final mail is queued), or it waits for its master's decision (8.4).
+    """
+    endgame = game_settings(game).endgame
+    if endgame is Endgame.NJUDGE:
+        return draw_votes.settle(session, judge, game, now)
+    if endgame is Endgame.HOUSE:
+        return proposals.settle(session, judge, game, record, now)
+    return False
+
+
+def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[str, ...]:
+    """The lines LIST shows about votes and proposals under the game's endgame line: a
+    pending draw (without names, when the game says so), the open proposals; for the
+    master, who voted how in a njudge game.  Never a proposer or a house vote (8.5)."""
+    endgame = game_settings(game).endgame
+    if endgame is Endgame.NJUDGE:
+        return draw_votes.listing_lines(session, game, for_master=for_master)
+    if endgame is Endgame.HOUSE:
+        return proposals.listing_lines(session, game, for_master=for_master)
+    return ()
