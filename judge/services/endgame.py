@@ -2,7 +2,8 @@
 
 The game's ``endgame`` setting says how its players may end it: the njudge's standing
 votes (:mod:`judge.services.draw_votes`), the house rules' proposals
-(:mod:`judge.services.proposals`), or neither.  Processing a phase asks
+(:mod:`judge.services.proposals`, counted by :mod:`judge.services.proposal_count`), or
+neither.  Processing a phase asks
 :func:`at_deadline` first: the game may end there (a draw, a concession, an agreed
 result), or wait for its master (house rule 8.4), instead of being adjudicated.
 """
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.config import Endgame
 from judge.db.models import Game, PhaseRecord
-from judge.services import draw_votes, proposals
+from judge.services import draw_votes, proposal_count, proposals
 from judge.services.context import Judge
 from judge.services.game_settings import game_settings
 
@@ -34,7 +35,7 @@ def at_deadline(
     if endgame is Endgame.NJUDGE:
         return draw_votes.settle(session, judge, game, now)
     if endgame is Endgame.HOUSE:
-        return proposals.settle(session, judge, game, record, now)
+        return proposal_count.settle(session, judge, game, record, now)
     return False
 
 
