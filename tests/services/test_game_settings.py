@@ -16,7 +16,9 @@ from sqlalchemy import select
 from support.servicekit import GAME_FILE, Table, at
 
 from judge.config import (
+    ConfigError,
     Deadline,
+    Endgame,
     GameSettings,
     Nmr,
     Press,
@@ -55,6 +57,12 @@ _SETTINGS = st.builds(
     autostart=st.booleans(),
     nmr=st.sampled_from(Nmr),
     anonymous=st.booleans(),
+    endgame=st.sampled_from(Endgame),
+    dias=st.booleans(),
+    concessions=st.booleans(),
+    show_pending_draw=st.booleans(),
+    vote_counts=st.booleans(),
+    master_decision_hours=st.floats(min_value=1.0, max_value=168.0),
     movement=_DEADLINES,
     retreat=_DEADLINES,
     adjustment=_DEADLINES,
@@ -180,6 +188,51 @@ def test_a_file_reads_only_the_keys_it_has(tmp_path: Path) -> None:
     assert (bare.settings, bare.rules, bare.deadline) == (GameSettings(), Rules(), None)
     assert load_game_config(game_file(tmp_path, NO_ZONE)).settings.timezone is None
     assert load_game_config(game_file(tmp_path, GAME_FILE)).settings.timezone == "Europe/London"
+
+
+def test_the_endgame_keys_are_read_from_the_file(tmp_path: Path) -> None:
+    text = GAME_FILE.replace(
+        "[deadlines]",
+        'endgame = "house"\ndias = false\nconcessions = false\nshow_pending_draw = true\n'
+        "vote_counts = true\nmaster_decision_hours = 12\n\n[deadlines]",
+    )
+    settings = load_game_config(game_file(tmp_path, text)).settings
+    assert (
+        settings.endgame,
+        settings.dias,
+        settings.concessions,
+        settings.show_pending_draw,
+        settings.vote_counts,
+        settings.master_decision_hours,
+    ) == (Endgame.HOUSE, False, False, True, True, 12.0)
+    assert settings_from_json(stored(settings_to_json(settings))) == settings
+
+
+@pytest.mark.parametrize(
+    ("line", "error"),
+    [
+        (
+            'endgame = "draw"',
+            '[game] endgame: use "njudge" (SET DRAW and SET CONCEDE), "house" (PROPOSE and '
+            "VOTE) or \"none\", got 'draw'",
+        ),
+        ('dias = "yes"', "[game] dias: use true or false"),
+        ("vote_counts = 1", "[game] vote_counts: use true or false"),
+        (
+            "master_decision_hours = 0",
+            "[game] master_decision_hours: expected a number of hours from 1 to 168, got 0",
+        ),
+        (
+            "master_decision_hours = true",
+            "[game] master_decision_hours: expected a number of hours from 1 to 168, got True",
+        ),
+    ],
+)
+def test_a_bad_endgame_key_names_the_key_and_the_fix(tmp_path: Path, line: str, error: str) -> None:
+    path = game_file(tmp_path, GAME_FILE.replace("[deadlines]", f"{line}\n\n[deadlines]"))
+    with pytest.raises(ConfigError) as caught:
+        load_game_config(path)
+    assert str(caught.value) == f"{path}: {error}"
 
 
 def test_a_deadline_left_without_hours_has_its_kind_s_hours(tmp_path: Path) -> None:
