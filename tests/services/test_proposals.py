@@ -570,3 +570,14 @@ def test_list_shows_open_and_awaiting_proposals_only(tmp_path: Path) -> None:
         "master's decision)\n"
     ) in reply.body, reply.body
     assert "Proposal 2" not in reply.body and "Proposal 4" not in reply.body
+
+
+def test_a_stray_endpropose_is_refused_and_end_propose_ends_a_block(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", (
+        f"{ENGLAND}ENDPROPOSE\nPROPOSE DRAW A E F\nNote.\nEND PROPOSE\nF Lon-NTH\n"
+    ), WHEN)  # fmt: skip
+    _news, reply = split(table.new_mail())
+    flagged(reply, "ENDPROPOSE", "ENDPROPOSE ends a proposal, and no PROPOSE came before it")
+    assert "England: Fleet London -> North Sea.\n" in reply.body
+    assert [p.note for p in proposals(app)] == ["Note."]
