@@ -95,11 +95,12 @@ def _powers(words: Sequence[str], what: str) -> list[str]:
     found: list[str] = []
     for word in words:
         key = keyword(word).strip(".;:")
-        if not key or key == "AND":
+        if key == "AND" or not word.strip(".;:!"):
             continue
-        if len(set(key)) == len(key) and all(c in letters for c in key):
+        if key and len(set(key)) == len(key) and all(c in letters for c in key):
             named = [letters[c] for c in key]
         else:
+            # A word of other letters than ASCII ones has no key: it names no power.
             power = game_map.find_power(key) if len(key) >= 3 else None
             if power is None:
                 raise Malformed(
@@ -156,10 +157,11 @@ def _ranks(words: Sequence[str]) -> list[tuple[str, int]]:
     ranks: list[tuple[str, int]] = []
     pending: list[str] = []
     for word in words:
-        if word.isdigit() and len(word) <= 2:
+        rank = word.strip(".;:")
+        if rank.isascii() and rank.isdigit() and len(rank) <= 2:
             if not pending:
-                raise Malformed(f"RESULT: the rank {word} follows no power: {SHAPE}")
-            ranks += [(power, int(word)) for power in _powers(pending, "RESULT")]
+                raise Malformed(f"RESULT: the rank {rank} follows no power: {SHAPE}")
+            ranks += [(power, int(rank)) for power in _powers(pending, "RESULT")]
             pending = []
         else:
             pending.append(word)
@@ -203,7 +205,7 @@ def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     if len(args) != 2:
         raise Malformed(_VOTE_SHAPE)
     number, answer = args[0].lstrip("#"), keyword(args[1])
-    if not number.isdigit() or len(number) > 6:
+    if not (number.isascii() and number.isdigit()) or len(number) > 6:
         raise Malformed(f"{args[0]!r} is not a proposal's number: {_VOTE_SHAPE}")
     ballot = _ANSWERS.get(answer)
     if ballot is None:

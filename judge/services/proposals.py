@@ -73,11 +73,13 @@ class ProposalRequest:
 
 @dataclass(frozen=True)
 class Proposer:
-    """Who puts a proposal: ``role`` "power" (``power`` its name) or "master"."""
+    """Who puts a proposal: ``role`` "power" (``power`` its name) or "master";
+    ``by_master`` the game master acting for the power (``BECOME``)."""
 
     game: Game
     role: str
     power: str | None
+    by_master: bool = False
 
 
 def _house_game(game: Game) -> None:
@@ -133,7 +135,7 @@ def proposer_of(conversation: Conversation) -> Proposer:
         return Proposer(game, "master", None)
     _, player = conversation.player()
     _surviving(conversation, game, player.power)
-    return Proposer(game, "power", player.power)
+    return Proposer(game, "power", player.power, by_master=signed.by_master)
 
 
 def check_ended(conversation: Conversation, body: Sequence[str], end: str | None) -> None:
@@ -171,6 +173,12 @@ def put(conversation: Conversation, proposer: Proposer, request: ProposalRequest
     reason = terms_error(request.terms, survivors)
     if reason is not None:
         raise ServiceError(f"{reason}; nothing was put")
+    if request.abstain_assent and proposer.by_master:
+        raise ServiceError(
+            f"acting for {proposer.power}, you propose as {proposer.power}: ABSTAIN = ASSENT "
+            "is the game master's own declaration (house rule 8.3); put the proposal before "
+            "BECOME to declare it"
+        )
     if request.abstain_assent and proposer.role != "master":
         raise ServiceError(
             "only the game master may declare ABSTAIN = ASSENT (house rule 8.3): put the "

@@ -218,7 +218,7 @@ def test_a_proposal_is_stored_and_announced_to_everyone_alike(tmp_path: Path) ->
         ("PROPOSE RESULT F 1, E 2, A 2, G 2, I 2, R 2, T 2",
          [["France", 1], ["Austria", 2], ["England", 2], ["Germany", 2], ["Italy", 2],
           ["Russia", 2], ["Turkey", 2]]),
-        ("PROPOSE RESULT F 1 AEGIRT 3", [["France", 1], ["Austria", 2], ["England", 2],
+        ("PROPOSE RESULT F 1. AEGIRT 3.", [["France", 1], ["Austria", 2], ["England", 2],
                                          ["Germany", 2], ["Italy", 2], ["Russia", 2],
                                          ["Turkey", 2]]),
     ],
@@ -340,6 +340,9 @@ def test_the_same_terms_are_a_repeat_only_in_the_season_after_their_defeat(
         ("PROPOSE DRAW A E F ABSTAIN = ASSENT",
          "only the game master may declare ABSTAIN = ASSENT (house rule 8.3): put the "
          "proposal without it"),
+        ("PROPOSE DRAW A \u00c9 F",
+         "DRAW \u00c9: '\u00c9' names no power; name the powers by their initials (A E F, or "
+         "AEF) or their names (Austria, England, France)"),
         ("PROPOSE DRAW A E F ABSTAIN",
          "ABSTAIN: the game master's declaration is written ABSTAIN = ASSENT, after the terms "
          "or on a line of its own"),
@@ -581,3 +584,23 @@ def test_a_stray_endpropose_is_refused_and_end_propose_ends_a_block(tmp_path: Pa
     flagged(reply, "ENDPROPOSE", "ENDPROPOSE ends a proposal, and no PROPOSE came before it")
     assert "England: Fleet London -> North Sea.\n" in reply.body
     assert [p.note for p in proposals(app)] == ["Note."]
+
+
+def test_the_game_master_acting_for_a_power_proposes_as_that_power(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    table.send("gm@example.org", (
+        f"{MASTER}BECOME ENGLAND\nPROPOSE DRAW A E F ABSTAIN = ASSENT\nENDPROPOSE\n"
+        "PROPOSE DRAW A E F\n"
+    ), WHEN)  # fmt: skip
+    rows = table.new_mail()
+    assert [r.kind for r in rows].count("proposal") == 8
+    master = next(r for r in rows if r.to_addr == "gm@example.org" and r.kind != "proposal")
+    assert (
+        "  PROPOSE DRAW A E F ABSTAIN = ASSENT\n    -> acting for England, you propose as "
+        "England: ABSTAIN = ASSENT is the game master's own declaration (house rule 8.3); put "
+        "the proposal before BECOME to declare it\n"
+    ) in master.body, master.body
+    [stored] = proposals(app)
+    assert (stored.proposer_role, stored.proposer_power, stored.abstain_assent) == (
+        "power", "England", False
+    )  # fmt: skip
