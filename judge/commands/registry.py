@@ -21,6 +21,7 @@ from judge.commands import (
     press,
     press_settings,
     preview,
+    proposals,
     resign,
     rollback,
     seats,
@@ -195,6 +196,8 @@ COMMANDS: tuple[MailCommand, ...] = (
     press.Press(),
     press.Broadcast(),
     press.PostalPress(),
+    proposals.Propose(),
+    proposals.Vote(),
     *njudge.COMMANDS,
     *njudge.SETTINGS,
 )

@@ -32,6 +32,8 @@ from judge.db.models import (
     PlayerStatus,
     PressRecord,
     PressState,
+    Proposal,
+    ProposalBallot,
     Rollback,
     SignonGuard,
 )
@@ -621,3 +623,31 @@ def purge_secrets(session: Session, body: str) -> int:
         .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+# -- proposals (house rules, section 8) -------------------------------------------------
+
+
+def proposals_of(session: Session, game_id: int) -> list[Proposal]:
+    """Every proposal of a game, by number."""
+    return list(
+        session.scalars(
+            select(Proposal).where(Proposal.game_id == game_id).order_by(Proposal.number)
+        )
+    )
+
+
+def proposal_by_number(session: Session, game_id: int, number: int) -> Proposal | None:
+    """Proposal ``number`` of a game, if any."""
+    return session.scalar(
+        select(Proposal).where(Proposal.game_id == game_id, Proposal.number == number)
+    )
+
+
+def proposal_ballot(session: Session, proposal_id: int, power: str) -> ProposalBallot | None:
+    """``power``'s answer to a proposal, if it gave one."""
+    return session.scalar(
+        select(ProposalBallot).where(
+            ProposalBallot.proposal_id == proposal_id, ProposalBallot.power == power
+        )
+    )

@@ -246,6 +246,16 @@ def sample(**values: object) -> Context:
     return lambda: {"judge_name": "USDP", "game_name": "winter01", **values}
 
 
+#: A house proposal's announcement (the same mail for every reader).
+PROPOSAL: dict[str, object] = {
+    "number": 3,
+    "phase_code": "F1902M",
+    "terms": "a draw among Austria, England and France",
+    "note_lines": ["Three of us hold every centre that matters.", "", "Vote yes."],
+    "silence": "first",
+    "closes": IN_LONDON,
+    "counts": False,
+}
 SIGNON_LOCKED: dict[str, object] = {
     "power": "England",
     "address": "england@example.org",
@@ -779,6 +789,13 @@ SAMPLES: dict[str, dict[str, Context]] = {
                 "Movement for Spring of 1902",
                 ((1, ("France",)), (2, ("England", "Russia")), (4, ("Germany",))),
             ),
+        ),
+    },
+    "all/proposal.txt.j2": {
+        "proposal_first.txt": sample(**PROPOSAL),
+        "proposal_repeat.txt": sample(**{**PROPOSAL, "note_lines": [], "silence": "repeat"}),
+        "proposal_assent.txt": sample(
+            **{**PROPOSAL, "silence": "assent", "closes": None, "counts": True},
         ),
     },
 }

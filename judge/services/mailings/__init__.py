@@ -47,6 +47,7 @@ from judge.services.mailings.players import (
 )
 from judge.services.mailings.press import MasterCopy, PressMail, send_press
 from judge.services.mailings.press_settings import send_press_settings
+from judge.services.mailings.proposals import ProposalNews, Silence, send_proposal
 from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 from judge.services.mailings.seats import (
     send_ejected,
@@ -63,8 +64,10 @@ __all__ = [
     "OrdersDue",
     "PasswordReset",
     "PressMail",
+    "ProposalNews",
     "Replacement",
     "Seat",
+    "Silence",
     "StaleDeadline",
     "send_back_from_disorder",
     "send_civil_disorder",
@@ -87,6 +90,7 @@ __all__ = [
     "send_player_resigned",
     "send_press",
     "send_press_settings",
+    "send_proposal",
     "send_reminder",
     "send_replaced",
     "send_results",
