@@ -27,6 +27,7 @@ from judge.commands import (
     settings,
     signon,
     terminate,
+    votes,
 )
 from judge.commands.base import Audience, Family, Line, MailCommand, keyword
 from judge.commands.helptext import docs_table, help_text
@@ -173,6 +174,10 @@ COMMANDS: tuple[MailCommand, ...] = (
     settings.SetTimezone(),
     settings.SetAbsence(),
     settings.SetNoabsence(),
+    votes.SetDraw(),
+    votes.SetNodraw(),
+    votes.SetConcede(),
+    votes.SetNoconcede(),
     resign.Resign(),
     observe.Observe(),
     observe.Watch(),
