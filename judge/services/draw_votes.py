@@ -220,7 +220,8 @@ def _votes(session: Session, game: Game) -> list[VoteRecord]:
         session.scalars(
             select(VoteRecord)
             .where(VoteRecord.game_id == game.id)
-            .order_by(VoteRecord.power, VoteRecord.kind)
+            # A power's draw vote before its concession ("draw" > "concede").
+            .order_by(VoteRecord.power, VoteRecord.kind.desc())
         )
     )
 
