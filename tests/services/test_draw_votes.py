@@ -400,7 +400,7 @@ def test_a_game_not_started_refuses_votes(tmp_path: Path) -> None:
 def test_list_shows_votes_to_the_master_and_a_pending_draw_only_when_the_game_says(
     tmp_path: Path,
 ) -> None:
-    app, table = new_game(tmp_path / "quiet")
+    _app, table = new_game(tmp_path / "quiet")
     master = "SIGNON Mtest01 gm-secret\nLIST\n"
     assert "Votes (only you see them): none.\n" in listing(table, GM, master)
     send(table, "England", "SET DRAW\n")
