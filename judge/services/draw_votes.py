@@ -293,7 +293,7 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
     """What LIST shows of the standing votes.
 
     The game master: every survivor's vote, one line (``Votes: England: draw; Italy:
-    concede to France``).  Anyone else: when the game shows a pending draw
+    concede to France``), or nothing while no survivor votes.  Anyone else: when the game shows a pending draw
     (``show_pending_draw``) and a survivor's vote for a draw stands, a line that says so,
     with no names and no count; otherwise nothing."""
     settings = game_settings(game)
@@ -319,4 +319,5 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
         ]  # fmt: skip
         note = " (in civil disorder: not counted)" if power in disorder else ""
         parts.append(f"{power}: {', '.join(said)}{note}")
-    return (f"Votes (only you see them): {'; '.join(parts) if parts else 'none'}.",)
+    # No line while nobody votes: the master's LIST stays as it was.
+    return (f"Votes (only you see them): {'; '.join(parts)}.",) if parts else ()
