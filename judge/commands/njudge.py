@@ -181,11 +181,10 @@ def _setting(word: str) -> Lacking:
     return Lacking(f"SET {word}", spellings=spelled)
 
 
-#: The njudge's settings this judge does not have yet (``SET DRAW`` ...).
+#: The njudge's settings this judge does not have yet (``SET NMR`` ...).
 SETTINGS: tuple[Lacking, ...] = tuple(
     _setting(word)
     for word in (
-        "ACCESS", "CONCEDE", "DRAW", "MODERATE", "NMR", "NOCONCEDE", "NODRAW", "NONMR",
-        "PREFERENCE", "VARIANT",
+        "ACCESS", "MODERATE", "NMR", "NONMR", "PREFERENCE", "VARIANT",
     )
 )  # fmt: skip

@@ -28,6 +28,7 @@ from judge.commands import (
     settings,
     signon,
     terminate,
+    votes,
 )
 from judge.commands.base import Audience, Family, Line, MailCommand, keyword
 from judge.commands.helptext import docs_table, help_text
@@ -174,6 +175,10 @@ COMMANDS: tuple[MailCommand, ...] = (
     settings.SetTimezone(),
     settings.SetAbsence(),
     settings.SetNoabsence(),
+    votes.SetDraw(),
+    votes.SetNodraw(),
+    votes.SetConcede(),
+    votes.SetNoconcede(),
     resign.Resign(),
     observe.Observe(),
     observe.Watch(),

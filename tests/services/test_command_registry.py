@@ -36,7 +36,8 @@ Send commands in the body of an email, one per line:
   SIGNOFF ends the message (nothing after it is read).
 Other commands: LIST [game], HELP, HISTORY [game], HISTORY <game> PRESS [<phase> | ALL],
 SUMMARY [game], SET PASSWORD <new>, SET ADDRESS [<address>], SET WAIT, SET NOWAIT,
-SET TIMEZONE <zone>, SET ABSENCE <from> TO <to>, SET NOABSENCE, RESIGN,
+SET TIMEZONE <zone>, SET ABSENCE <from> TO <to>, SET NOABSENCE, SET DRAW,
+SET DRAW <powers>, SET NODRAW, SET CONCEDE <power>, SET NOCONCEDE, RESIGN,
 OBSERVE <game> [<password>], SIGNON O<game> <password>, WATCH <game> [<password>],
 PRESS TO <powers> [WHITE|GREY] [FAKE AS <power>] ... ENDPRESS,
 PRESS TO ALL BUT <powers> ... ENDPRESS,
@@ -52,8 +53,8 @@ Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a DIARY (up to ENDPRESS), of a PHASE (up to ENDPHASE) or of a
 REGISTER (up to END) are not read: CREATE, DIARY, FORCE BEGIN, GET, IAMALSO,
 INFO PLAYER, MAP, PHASE, PROMOTE, REGISTER, SEND, UNSTART, VERSION, WHOGAME,
-WHOIS, WITHDRAW; and SET ACCESS, SET CONCEDE, SET DRAW, SET MODERATE, SET NMR,
-SET NOCONCEDE, SET NODRAW, SET NONMR, SET PREFERENCE, SET VARIANT."""
+WHOIS, WITHDRAW; and SET ACCESS, SET MODERATE, SET NMR, SET NONMR,
+SET PREFERENCE, SET VARIANT."""
 
 
 def _docs_table() -> str:
@@ -179,7 +180,7 @@ def _with_new_commands() -> Registry:
 def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser() -> None:
     registry = _with_new_commands()
     # HELP lists it by its usage, among the others or the game master's.
-    assert "SET NOABSENCE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN," in (
+    assert "SET NOCONCEDE, WAVE [power], NOTE ... ENDNOTE, SET COLOUR <colour>, RESIGN," in (
         _flat(registry.help_text)
     )
     # The game master's forms of the players' commands come after the game master's own.
@@ -189,7 +190,7 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     ) in _flat(registry.help_text)
     # The docs table gets its row, in the registry's place.
     rows = registry.docs_table.splitlines()
-    assert rows[rows.index("| `SET NOABSENCE` | player | cancel your absence |") + 1] == (
+    assert rows[rows.index("| `SET NOCONCEDE` | player | withdraw your concession |") + 1] == (
         "| `WAVE [power]` | anyone | wave to a power |"
     )
     assert rows[-1] == "| `KICK <power>` | game master | kick a power |"
@@ -210,9 +211,9 @@ def test_a_command_added_to_the_registry_shows_in_help_the_docs_and_the_parser()
     (unknown,), _ = parse_commands(["SET FOO"], registry)
     assert unknown.error == (
         "SET FOO is not a setting this judge knows; it knows SET PASSWORD, SET ADDRESS, "
-        "SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, SET NOABSENCE, SET COLOUR, "
-        "SET DEADLINE, SET GRACE, SET PRESS, SET WHITE, SET GREY, SET NOPRESS, SET PARTIAL "
-        "and SET NOPARTIAL"
+        "SET WAIT, SET NOWAIT, SET TIMEZONE, SET ABSENCE, SET NOABSENCE, SET DRAW, "
+        "SET NODRAW, SET CONCEDE, SET NOCONCEDE, SET COLOUR, SET DEADLINE, SET GRACE, "
+        "SET PRESS, SET WHITE, SET GREY, SET NOPRESS, SET PARTIAL and SET NOPARTIAL"
     )
 
 
