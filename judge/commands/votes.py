@@ -26,8 +26,18 @@ _MAX_PARTS = 40
 
 def read_powers(words: Sequence[str], what: str) -> tuple[str, ...]:
     """The powers ``words`` name, each once, in the order named: initials run together
-    (``AEF``), or names or initials apart (``Austria, England F``); commas and ``AND``
-    between them.  Raises :class:`Malformed` naming a word that names no power."""
+    (``AEF``, up to all seven), or names or initials apart (``Austria, England F``);
+    commas and ``AND`` between them.  Raises :class:`Malformed` naming a word that names
+    no power.
+
+    A word of distinct initials is read as initials, as ``PRESS TO FR`` is (no power's
+    name is spelt with distinct initials only, so ``FRA`` is France, Russia and Austria).
+
+    >>> read_powers(["AEFGIRT"], "SET DRAW")
+    ('Austria', 'England', 'France', 'Germany', 'Italy', 'Russia', 'Turkey')
+    >>> read_powers(["Austria,", "e", "and", "france"], "SET DRAW")
+    ('Austria', 'England', 'France')
+    """
     game_map = standard_map()
     letters = {letter.upper(): power for power, letter in game_map.power_letter.items()}
     parts = [part for word in words for part in word.split(",")]
@@ -39,7 +49,7 @@ def read_powers(words: Sequence[str], what: str) -> tuple[str, ...]:
         key = part.upper()
         if not key or key == "AND":
             continue
-        if len(key) <= 3 and len(set(key)) == len(key) and all(c in letters for c in key):
+        if len(set(key)) == len(key) and all(c in letters for c in key):
             found = [letters[c] for c in key]
         else:
             power = game_map.find_power(part) if len(part) >= 3 else None
