@@ -13,6 +13,7 @@ from functools import cached_property
 from judge.commands import (
     become,
     clear,
+    decide,
     information,
     master,
     njudge,
@@ -191,6 +192,8 @@ COMMANDS: tuple[MailCommand, ...] = (
     preview.Preview(),
     rollback.Rollback(),
     terminate.Terminate(),
+    decide.Accept(),
+    decide.Decline(),
     seats.Eject(),
     press.Press(),
     press.Broadcast(),
