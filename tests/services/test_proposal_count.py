@@ -270,7 +270,7 @@ def test_abstain_as_assent_from_the_first_vote(
             "no orders as dissent.\n"
         ) in defeated[0].body
         names_nobody(defeated, concede)
-        assert proposal(app, 1).tally["missing"] == 1
+        assert (proposal(app, 1).tally or {}).get("missing") == 1
         assert game_row(app).phase == "F1901M"
 
 
