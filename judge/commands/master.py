@@ -16,6 +16,7 @@ from judge.services.endings import ended_how
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_zone
 from judge.services.games import process_game
+from judge.services.proposal_count import awaiting_proposal
 from judge.services.schedule import move_deadline, pause_game, resume_game, set_grace
 from judge.services.unit_of_work import write_changes
 
@@ -38,6 +39,14 @@ class Process(MailCommand):
     def process(self, conversation: Conversation, command: Command) -> None:
         with master_part(conversation, command):
             game = conversation.master()
+            waiting = awaiting_proposal(conversation.session, game)
+            if waiting is not None:
+                # House rule 8.4: the phase is held for the master's decision.
+                raise ServiceError(
+                    f"proposal {waiting.number} awaits your ACCEPT or DECLINE: write "
+                    f"'ACCEPT {waiting.number}' to end the game on it, or "
+                    f"'DECLINE {waiting.number}' to go on and process {game.phase}"
+                )
             # Adjudication reads the orders from the database: the batch's go there first.
             write_changes(conversation.session, conversation.work)
             outcome = process_game(

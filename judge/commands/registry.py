@@ -13,6 +13,7 @@ from functools import cached_property
 from judge.commands import (
     become,
     clear,
+    decide,
     information,
     master,
     njudge,
@@ -196,6 +197,8 @@ COMMANDS: tuple[MailCommand, ...] = (
     become.Become(),
     preview.Preview(),
     rollback.Rollback(),
+    decide.Accept(),
+    decide.Decline(),
     terminate.Terminate(),
     seats.Eject(),
     press.Press(),

@@ -329,6 +329,8 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             continue
         if queries.someone_waits(session, game.id):
             continue
+        if _held_for_master(session, game):
+            continue  # every order in changes nothing: the master's decision is awaited
         last = queries.last_order_at(session, game.id, game.seq)
         if last is None and game.deadline is not None:
             continue
@@ -336,6 +338,16 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
         if (last is None or now >= last + early) and orders_complete(session, game):
             due.append((game.name, game.phase))
     return due
+
+
+def _held_for_master(session: Session, game: Game) -> bool:
+    """Whether a proposal of ``game`` awaits its master's decision (house rule 8.4): the
+    phase waits for it (or for its time to run out, the game's deadline), never for the
+    orders."""
+    # Imported here: the proposals' count processes phases through this module.
+    from judge.services.proposal_count import awaiting_proposal
+
+    return awaiting_proposal(session, game) is not None
 
 
 def no_moves_received(

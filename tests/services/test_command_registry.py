@@ -47,8 +47,8 @@ VOTE <n> YES|NO|ABSTAIN.
 Game masters: SIGNON M<game> <password>, then PROCESS, PAUSE, RESUME,
 SET DEADLINE <YYYY-MM-DD HH:MM>, SET GRACE <hours>, SET PRESS <kind>, SET WHITE,
 SET GREY, SET NOPRESS, SET PARTIAL, SET NOPARTIAL, BECOME <power>, PREVIEW,
-ROLLBACK [<phase>] [<reason>], TERMINATE, EJECT <power>, SET PASSWORD <power> <new>,
-SET ADDRESS <power> <address>.
+ROLLBACK [<phase>] [<reason>], ACCEPT <n>, DECLINE <n>, TERMINATE, EJECT <power>,
+SET PASSWORD <power> <new>, SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a DIARY (up to ENDPRESS), of a PHASE (up to ENDPHASE) or of a
 REGISTER (up to END) are not read: CREATE, DIARY, FORCE BEGIN, GET, IAMALSO,

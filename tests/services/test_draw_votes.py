@@ -249,8 +249,9 @@ def test_a_vote_from_a_power_in_civil_disorder_never_counts(tmp_path: Path) -> N
     assert game_row(app).status == "active"
     body = listing(table, GM, "SIGNON Mtest01 gm-secret\nLIST\n")
     assert (
-        "Votes (only you see them): Austria: draw; England: draw; France: draw; Germany: "
-        "draw; Italy: draw (in civil disorder: not counted); Russia: draw; Turkey: draw.\n"
+        "Votes (only you see them): Austria: draw; England: draw; France: draw;\n"
+        "  Germany: draw; Italy: draw (in civil disorder: not counted); Russia: draw;\n"
+        "  Turkey: draw.\n"
     ) in body
     # Italy back from civil disorder: its standing vote counts again, and the game ends
     # when the phase is processed (the master's PROCESS), not on Italy's orders.
@@ -421,7 +422,8 @@ def test_list_shows_votes_to_the_master_and_a_pending_draw_only_when_the_game_sa
     body = listing(table, "someone@example.net", "LIST test01\n")
     assert (
         "(SET CONCEDE <power>).\n"
-        "A vote for a draw is pending: not every survivor has voted for the same draw yet.\n"
+        "A vote for a draw is pending: not every survivor has voted for the same draw\n"
+        "  yet.\n"
         "Not anonymous"
     ) in body
     assert "England" not in body.split("Players:")[0]

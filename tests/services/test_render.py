@@ -17,6 +17,7 @@ import pytest
 from support import DATA
 
 from judge.engine import Phase, Position, adjudicate, standard_map
+from judge.engine.votes import Tally
 from judge.presenters import (
     CentreYear,
     Ending,
@@ -324,6 +325,24 @@ EDIT_NEWS: list[dict[str, object]] = [
         "current_deadline": IN_NEW_YORK,
     },
 ]
+
+PROPOSAL_RESULT: dict[str, object] = {
+    "power": "England",
+    "observer": False,
+    "number": 3,
+    "terms": "a draw among Austria, England and France",
+    "phase_code": "F1902M",
+    "repeat": False,
+    "abstain_assent": False,
+}
+DEFEATED_COUNTS = Tally(
+    passed=False, assent=3, dissent=2, yes=2, no=0, abstain=1, silent=1, missing=1,
+    discretion=False,
+)  # fmt: skip
+AWAITING_COUNTS = Tally(
+    passed=True, assent=5, dissent=0, yes=2, no=0, abstain=0, silent=3, missing=0,
+    discretion=True,
+)  # fmt: skip
 
 #: template -> golden file (in ``golden/render``) -> its sample values.  A template with
 #: no sample here, or a golden file no sample (nor :data:`CHECKED_ELSEWHERE`) uses, fails
@@ -797,6 +816,52 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "proposal_assent.txt": sample(
             **{**PROPOSAL, "silence": "assent", "closes": None, "counts": True},
         ),
+    },
+    # The house rules' proposals at their deadline (8.2-8.5): never a proposer or a vote.
+    "all/proposal_defeated.txt.j2": {
+        "proposal_defeated.txt": sample(**PROPOSAL_RESULT, counts=None),
+        "proposal_defeated_counts.txt": sample(
+            **{**PROPOSAL_RESULT, "abstain_assent": True}, counts=DEFEATED_COUNTS
+        ),
+        "proposal_defeated_repeat.txt": sample(
+            **{**PROPOSAL_RESULT, "repeat": True, "power": None, "observer": True}, counts=None
+        ),
+    },
+    "all/proposal_awaiting.txt.j2": {
+        "proposal_awaiting.txt": sample(
+            **PROPOSAL_RESULT, counts=None, decide_game=IN_LONDON, decide_player=IN_NEW_YORK
+        ),
+        "proposal_awaiting_counts.txt": sample(
+            **{**PROPOSAL_RESULT, "power": None, "observer": True},
+            counts=AWAITING_COUNTS,
+            decide_game=IN_LONDON,
+            decide_player=None,
+        ),
+    },
+    "gm/proposal_decision.txt.j2": {
+        "proposal_decision.txt": sample(
+            **PROPOSAL_RESULT,
+            survivors=5,
+            sent=5,
+            mentioned=2,
+            silent=3,
+            counts_shown=False,
+            decide_game=IN_LONDON,
+            decide_player=None,
+        ),
+        "proposal_decision_no_orders.txt": sample(
+            **PROPOSAL_RESULT,
+            survivors=5,
+            sent=0,
+            mentioned=0,
+            silent=0,
+            counts_shown=True,
+            decide_game=IN_LONDON,
+            decide_player=IN_NEW_YORK,
+        ),
+    },
+    "all/proposal_declined.txt.j2": {
+        "proposal_declined.txt": sample(**{**PROPOSAL_RESULT, "power": None}),
     },
 }
 

@@ -47,6 +47,11 @@ from judge.services.mailings.players import (
 )
 from judge.services.mailings.press import MasterCopy, PressMail, send_press
 from judge.services.mailings.press_settings import send_press_settings
+from judge.services.mailings.proposal_results import (
+    send_proposal_awaiting,
+    send_proposal_declined,
+    send_proposal_defeated,
+)
 from judge.services.mailings.proposals import ProposalNews, Silence, send_proposal
 from judge.services.mailings.schedule import send_grace, send_paused, send_resumed
 from judge.services.mailings.seats import (
@@ -91,6 +96,9 @@ __all__ = [
     "send_press",
     "send_press_settings",
     "send_proposal",
+    "send_proposal_awaiting",
+    "send_proposal_declined",
+    "send_proposal_defeated",
     "send_reminder",
     "send_replaced",
     "send_results",
