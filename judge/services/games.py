@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import Nmr
+from judge.config import Endgame, Nmr
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
@@ -329,7 +329,7 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             continue
         if queries.someone_waits(session, game.id):
             continue
-        if _held_for_master(session, game):
+        if _held_for_votes(session, game):
             continue  # every order in changes nothing: the master's decision is awaited
         last = queries.last_order_at(session, game.id, game.seq)
         if last is None and game.deadline is not None:
@@ -340,14 +340,16 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     return due
 
 
-def _held_for_master(session: Session, game: Game) -> bool:
-    """Whether a proposal of ``game`` awaits its master's decision (house rule 8.4): the
-    phase waits for it (or for its time to run out, the game's deadline), never for the
-    orders."""
+def _held_for_votes(session: Session, game: Game) -> bool:
+    """Whether ``game``'s phase waits, every order in though it is: for its master's
+    decision on a proposal (house rule 8.4), or for the votes on a proposal put in it
+    (:func:`judge.services.proposal_count.holds_early_processing`)."""
+    if game_settings(game).endgame is not Endgame.HOUSE:
+        return False
     # Imported here: the proposals' count processes phases through this module.
-    from judge.services.proposal_count import awaiting_proposal
+    from judge.services.proposal_count import holds_early_processing
 
-    return awaiting_proposal(session, game) is not None
+    return holds_early_processing(session, game)
 
 
 def no_moves_received(

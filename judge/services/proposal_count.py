@@ -52,7 +52,15 @@ from judge.services.games import (
 )
 from judge.services.proposal_terms import terms_ending, terms_from_json
 
-__all__ = ["accept", "awaiting_proposal", "decide", "decline", "settle", "stored_tally"]
+__all__ = [
+    "accept",
+    "awaiting_proposal",
+    "decide",
+    "decline",
+    "holds_early_processing",
+    "settle",
+    "stored_tally",
+]
 
 
 def awaiting_proposal(session: Session, game: Game) -> Proposal | None:
@@ -64,6 +72,32 @@ def awaiting_proposal(session: Session, game: Game) -> Proposal | None:
         .order_by(Proposal.number)
         .limit(1)
     ).first()
+
+
+def holds_early_processing(session: Session, game: Game) -> bool:
+    """Whether ``game``'s phase must not be processed early, every order in though it is:
+    a proposal awaits the master's decision (8.4), or a proposal put in this phase has not
+    yet been answered by every surviving player who can vote (not in civil disorder).
+    Its vote closes at the deadline (8.1): early processing must not close it on players
+    who have sent their orders and not yet their vote."""
+    proposals = session.scalars(
+        select(Proposal).where(
+            Proposal.game_id == game.id,
+            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
+        )
+    ).all()
+    if any(p.state == ProposalState.AWAITING for p in proposals):
+        return True
+    open_now = [p for p in proposals if p.seq == game.seq]
+    if not open_now:
+        return False
+    survivors = set(current_position(session, game).powers_alive())
+    voters = {
+        player.power
+        for player in queries.players_of(session, game.id)
+        if player.power in survivors and player.status == PlayerStatus.ACTIVE
+    }
+    return any(not voters <= set(_ballots(session, p)) for p in open_now)
 
 
 def stored_tally(proposal: Proposal) -> Tally | None:
