@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from judge.db import queries
@@ -33,7 +34,10 @@ from judge.db.models import (
     PhaseRecord,
     Player,
     PlayerStatus,
+    Proposal,
+    ProposalState,
     Rollback,
+    VoteRecord,
 )
 from judge.engine.board import standard_map
 from judge.engine.document import position_from_document
@@ -52,6 +56,9 @@ __all__ = ["MAX_REASON", "RolledBack", "roll_back", "target_phase"]
 
 #: The longest reason a ROLLBACK takes, in characters: it goes into every player's mail.
 MAX_REASON = 300
+
+#: The endings the players' votes give a game (``games.ending``).
+_AGREED = ("draw", "concession", "result")
 
 # The seat statuses processing moves between; a resignation is not processing's.
 _PROCESSING_STATUSES = (PlayerStatus.ACTIVE, PlayerStatus.CIVIL_DISORDER)
@@ -156,6 +163,7 @@ def roll_back(
                     "status": game.status,
                     "winner": game.winner,
                     "ending": game.ending,
+                    "result": game.result,
                     "deadline": _iso(game.deadline),
                 },
             },
@@ -176,9 +184,24 @@ def roll_back(
     target.processed_at = None
     reopened = game.status == GameStatus.FINISHED
     if reopened:
+        if game.ending in _AGREED:
+            # The votes that ended it would end it again at the next vote or processing:
+            # the players vote again, if they still agree.
+            session.execute(delete(VoteRecord).where(VoteRecord.game_id == game.id))
         game.status = GameStatus.ACTIVE
         game.winner = None
         game.ending = None
+        game.result = None
+    # A proposal still open, or awaiting the master (8.4), belongs to a phase undone: its
+    # vote is void, and its decide-by time must end nothing.
+    session.execute(
+        update(Proposal)
+        .where(
+            Proposal.game_id == game.id,
+            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
+        )
+        .values(state=ProposalState.VOID, decide_by=None, closed_at=now)
+    )
     game.seq = target.seq
     game.phase = target.phase
     game.updated_at = now

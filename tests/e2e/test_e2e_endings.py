@@ -328,3 +328,50 @@ def assert_secret(app: App, table: Table) -> None:
             name = power.lower()
             for tell in ("proposed", "put it", "voted", "abstained", "votes yes", ": yes"):
                 assert f"{name} {tell}" not in lower and f"{name}{tell}" not in lower
+
+
+# -- the master's ROLLBACK -----------------------------------------------------------------
+
+
+def test_a_rollback_undoes_a_draw_and_its_votes(tmp_path: Path) -> None:
+    """A game drawn by vote and rolled back goes on without the votes that drew it: else
+    the next vote or the next processing would end it again at once."""
+    app, table = game(tmp_path)
+    for power in POWERS:
+        post(table, power, SPRING[power], "2026-11-24 09:00")
+    assert tick(app, "2026-11-24 10:00") == ["S1901M"]
+    for minute, power in enumerate(POWERS):
+        post(table, power, "SET DRAW\n", f"2026-11-26 09:{minute:02}")
+    assert game_row(app).ending == "draw"
+    master(table, "ROLLBACK S1901M the draw was agreed by mistake\n", "2026-11-26 10:00")
+    again = game_row(app)
+    assert (again.status, again.ending, again.result, again.phase) == (
+        GameStatus.ACTIVE,
+        None,
+        None,
+        "S1901M",
+    )
+    post(table, "Austria", "SET DRAW\n", "2026-11-26 11:00")
+    assert game_row(app).status == GameStatus.ACTIVE
+
+
+def test_a_rollback_voids_a_proposal_awaiting_the_master(tmp_path: Path) -> None:
+    app, table = game(tmp_path, HOUSE)
+    for power in POWERS:
+        post(table, power, SPRING[power], "2026-11-24 09:00")
+    assert tick(app, "2026-11-24 10:00") == ["S1901M"]
+    master(table, f"PROPOSE {ALL_SEVEN}\nABSTAIN = ASSENT\nENDPROPOSE\n", "2026-11-26 09:00")
+    for minute, power in enumerate(POWERS):
+        vote = "VOTE 1 YES\n" if power == "Austria" else ""
+        post(table, power, f"{vote}{FALL[power]}", f"2026-11-26 10:{minute:02}")
+    assert tick(app, FALL_DEADLINE) == ["F1901M"]
+    assert table.phase() == "F1901M"  # held for the master (8.4)
+    master(table, "ROLLBACK S1901M\n", "2026-11-27 21:00")
+    assert table.phase() == "S1901M"
+    # The proposal's phase is undone: it is void, and its decide-by time ends nothing.
+    for power in POWERS:
+        post(table, power, SPRING[power], "2026-11-27 22:00")
+    assert tick(app, "2026-11-28 21:00") == ["S1901M"]
+    assert (table.phase(), game_row(app).status) == ("F1901M", GameStatus.ACTIVE)
+    table.new_mail()
+    assert "Proposal 1" not in listing(table, "stranger", "2026-11-28 22:00")

@@ -103,7 +103,7 @@ def test_roll_back_one_phase_and_process_again_with_different_orders(
         assert undone["phases"][1]["results"] is None
         assert undone["orders"] == [] and undone["notices"] == []
         assert undone["game"] == {
-            "status": "active", "winner": None, "ending": None,
+            "status": "active", "winner": None, "ending": None, "result": None,
             "deadline": "2026-11-27T20:00:00+00:00",
         }  # fmt: skip
         # The orders of S1901M are in force again.
