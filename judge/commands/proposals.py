@@ -32,8 +32,8 @@ from judge.commands.base import (
     MailCommand,
     Malformed,
     keyword,
+    read_power_names,
 )
-from judge.engine.board import standard_map
 from judge.engine.votes import Ballot, Terms
 from judge.services import proposals
 from judge.services.errors import ServiceError
@@ -90,26 +90,14 @@ def _split_abstain(text: str) -> tuple[str, bool]:
 def _powers(words: Sequence[str], what: str) -> list[str]:
     """The powers named by ``words`` (initials run together or apart, or names), in the
     order written, each once."""
-    game_map = standard_map()
-    letters = {letter: power for power, letter in game_map.power_letter.items()}
-    found: list[str] = []
-    for word in words:
-        key = keyword(word).strip(".;:")
-        if key == "AND" or not word.strip(".;:!"):
-            continue
-        if key and len(set(key)) == len(key) and all(c in letters for c in key):
-            named = [letters[c] for c in key]
-        else:
-            # A word of other letters than ASCII ones has no key: it names no power.
-            power = game_map.find_power(key) if len(key) >= 3 else None
-            if power is None:
-                raise Malformed(
-                    f"{what} {word}: {word!r} names no power; name the powers by their "
-                    "initials (A E F, or AEF) or their names (Austria, England, France)"
-                )
-            named = [power]
-        found += [p for p in named if p not in found]
-    return found
+    powers, _ = read_power_names(
+        words,
+        lambda word: (
+            f"{what} {word}: {word!r} names no power; name the powers by their initials "
+            "(A E F, or AEF) or their names (Austria, England, France)"
+        ),
+    )
+    return list(powers)
 
 
 def read_terms(text: str) -> tuple[Terms, bool]:

@@ -9,9 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.base import (
+    Audience,
+    Command,
+    Help,
+    Line,
+    MailCommand,
+    Malformed,
+    read_power_names,
+)
 from judge.db.models import Game, Player, VoteKind
-from judge.engine import standard_map
 from judge.services import draw_votes
 from judge.services.errors import ServiceError
 
@@ -38,29 +45,16 @@ def read_powers(words: Sequence[str], what: str) -> tuple[str, ...]:
     >>> read_powers(["Austria,", "e", "and", "france"], "SET DRAW")
     ('Austria', 'England', 'France')
     """
-    game_map = standard_map()
-    letters = {letter.upper(): power for power, letter in game_map.power_letter.items()}
-    parts = [part for word in words for part in word.split(",")]
-    if len(parts) > _MAX_PARTS:
+    if sum(1 + word.count(",") for word in words) > _MAX_PARTS:
         raise Malformed(f"{what}: too many words; name each power once (SET DRAW AEF)")
-    powers: list[str] = []
-    for raw in parts:
-        part = raw.strip(".;:")
-        key = part.upper()
-        if not key or key == "AND":
-            continue
-        if len(set(key)) == len(key) and all(c in letters for c in key):
-            found = [letters[c] for c in key]
-        else:
-            power = game_map.find_power(part) if len(part) >= 3 else None
-            if power is None:
-                raise Malformed(
-                    f"{what}: {raw!r} names no power; write the powers' initials run "
-                    "together (AEF) or their names (Austria, England, France)"
-                )
-            found = [power]
-        powers += [power for power in found if power not in powers]
-    return tuple(powers)
+    powers, _ = read_power_names(
+        words,
+        lambda part: (
+            f"{what}: {part!r} names no power; write the powers' initials run together "
+            "(AEF) or their names (Austria, England, France)"
+        ),
+    )
+    return powers
 
 
 def _voter(conversation: Conversation, what: str) -> tuple[Game, Player]:
