@@ -42,7 +42,15 @@ from judge.services.proposals import ProposalRequest
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
-__all__ = ["PROPOSE_BLOCK", "Propose", "Vote", "read_ballot", "read_proposal", "read_terms"]
+__all__ = [
+    "PROPOSE_BLOCK",
+    "Propose",
+    "Vote",
+    "proposal_number",
+    "read_ballot",
+    "read_proposal",
+    "read_terms",
+]
 
 #: The lines a proposal owns.
 PROPOSE_BLOCK = Block(
@@ -65,6 +73,8 @@ _ANSWERS = {
     "ABSTAIN": Ballot.ABSTAIN, "A": Ballot.ABSTAIN,
 }  # fmt: skip
 _ABSTAIN = re.compile("abstain", re.IGNORECASE)
+#: The most digits a proposal's number is read with (a bound on the work).
+_MAX_NUMBER_DIGITS = 6
 _VOTE_SHAPE = "write VOTE <n> YES, VOTE <n> NO or VOTE <n> ABSTAIN, <n> the proposal's number"
 
 
@@ -184,6 +194,19 @@ def read_proposal(args: Sequence[str], body: Sequence[str]) -> ProposalRequest:
     return ProposalRequest(terms=terms, note=note, abstain_assent=assent or assent_line)
 
 
+def proposal_number(word: str) -> int | None:
+    """``word`` as a proposal's number (``3`` or ``#3``: a few ASCII digits, 1 or more),
+    or None; VOTE, ACCEPT and DECLINE read it alike.
+
+    >>> proposal_number("#3"), proposal_number("0"), proposal_number("three")
+    (3, None, None)
+    """
+    digits = word.removeprefix("#")
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_NUMBER_DIGITS:
+        return None
+    return int(digits) or None
+
+
 def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     """``VOTE``'s words after the name: the proposal's number and the answer.
 
@@ -192,13 +215,13 @@ def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     """
     if len(args) != 2:
         raise Malformed(_VOTE_SHAPE)
-    number, answer = args[0].lstrip("#"), keyword(args[1])
-    if not (number.isascii() and number.isdigit()) or len(number) > 6:
+    number, answer = proposal_number(args[0]), keyword(args[1])
+    if number is None:
         raise Malformed(f"{args[0]!r} is not a proposal's number: {_VOTE_SHAPE}")
     ballot = _ANSWERS.get(answer)
     if ballot is None:
         raise Malformed(f"{args[1]!r} is not an answer: {_VOTE_SHAPE}")
-    return int(number), ballot
+    return number, ballot
 
 
 class Propose(MailCommand):
