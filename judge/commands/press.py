@@ -178,13 +178,13 @@ class _Reader:
             # "ALL BUT": the observers too unless named (the njudge's "-o").
             return Targets(every=True, but=powers, master=not master, observers=not observers)
         if key == "TO":
-            key = self._peek()
-            if key is None:
+            after = self._peek()
+            if after is None:  # "" is a word of other letters than ASCII: a name to read
                 raise Malformed(
                     "TO: name the recipients after it: PRESS TO FG, PRESS TO France, "
                     "Germany, PRESS TO ALL BUT R"
                 )
-            if key != "ALL":
+            if after != "ALL":
                 return self._listed(word)
             self.at += 1
         # ALL [BUT <powers>]
