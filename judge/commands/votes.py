@@ -96,16 +96,10 @@ class SetDraw(MailCommand):
         conversation.reply.actions.append(said)
 
 
-class SetNodraw(MailCommand):
-    """``SET NODRAW`` (or ``SET NO DRAW``)."""
+class _Withdrawal(MailCommand):
+    """``SET NODRAW`` or ``SET NOCONCEDE``: the voter's standing vote of ``kind`` withdrawn."""
 
-    name = "SET NODRAW"
-    spellings = ("SET NO DRAW",)
-    help = Help(
-        usage=("SET NODRAW",),
-        description="withdraw your vote for a draw",
-        audience=Audience.PLAYER,
-    )
+    kind: VoteKind
 
     def parse(self, line: Line) -> Command:
         if line.args:
@@ -114,8 +108,21 @@ class SetNodraw(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game, player = _voter(conversation, self.name)
-        said = draw_votes.withdraw(conversation.session, game, player.power, VoteKind.DRAW)
+        said = draw_votes.withdraw(conversation.session, game, player.power, self.kind)
         conversation.reply.actions.append(said)
+
+
+class SetNodraw(_Withdrawal):
+    """``SET NODRAW`` (or ``SET NO DRAW``)."""
+
+    name = "SET NODRAW"
+    spellings = ("SET NO DRAW",)
+    kind = VoteKind.DRAW
+    help = Help(
+        usage=("SET NODRAW",),
+        description="withdraw your vote for a draw",
+        audience=Audience.PLAYER,
+    )
 
 
 class SetConcede(MailCommand):
@@ -150,23 +157,14 @@ class SetConcede(MailCommand):
         conversation.reply.actions.append(said)
 
 
-class SetNoconcede(MailCommand):
+class SetNoconcede(_Withdrawal):
     """``SET NOCONCEDE`` (or ``SET NO CONCEDE``)."""
 
     name = "SET NOCONCEDE"
     spellings = ("SET NO CONCEDE",)
+    kind = VoteKind.CONCEDE
     help = Help(
         usage=("SET NOCONCEDE",),
         description="withdraw your concession",
         audience=Audience.PLAYER,
     )
-
-    def parse(self, line: Line) -> Command:
-        if line.args:
-            raise Malformed(f"{self.name} takes nothing after it: write '{self.name}'")
-        return line.command(self.name)
-
-    def process(self, conversation: Conversation, command: Command) -> None:
-        game, player = _voter(conversation, self.name)
-        said = draw_votes.withdraw(conversation.session, game, player.power, VoteKind.CONCEDE)
-        conversation.reply.actions.append(said)
