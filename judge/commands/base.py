@@ -12,10 +12,12 @@ table of docs/mail.md come from it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import Enum
 from typing import TYPE_CHECKING
+
+from judge.engine.board import standard_map
 
 if TYPE_CHECKING:  # only a type here: the conversation runs the commands, not the reverse
     from judge.services.conversation import Conversation
@@ -35,6 +37,7 @@ __all__ = [
     "is_address",
     "keyword",
     "not_yet",
+    "read_power_names",
 ]
 
 
@@ -165,6 +168,49 @@ def keyword(word: str) -> str:
     """
     word = word.rstrip(".:!")
     return word.upper() if word.isascii() else ""
+
+
+def read_power_names(
+    words: Sequence[str], unknown: Callable[[str], str], specials: str = ""
+) -> tuple[tuple[str, ...], frozenset[str]]:
+    """The powers ``words`` name, each once, in the order named, and which of the
+    ``specials`` letters (PRESS's ``M`` and ``O``) are among their initials: the one
+    reader of a list of powers (``PRESS TO``, ``SET DRAW``, ``PROPOSE DRAW``).
+
+    A word (or each part of it between commas) of distinct initials is initials run
+    together, as on the njudge (``FR`` is France and Russia: no power's name is spelt
+    with distinct initials only); any other is a power's name, or an initial alone;
+    ``AND`` and lone punctuation are passed over.  Raises :class:`Malformed` with
+    ``unknown(part)``, ``part`` as written, for a part that names no power.
+
+    >>> read_power_names(["Austria,", "e", "and", "FR."], str)
+    (('Austria', 'England', 'France', 'Russia'), frozenset())
+    >>> read_power_names(["FGM"], str, specials="MO")
+    (('France', 'Germany'), frozenset({'M'}))
+    """
+    game_map = standard_map()
+    letters = {letter.upper(): power for power, letter in game_map.power_letter.items()}
+    powers: list[str] = []
+    named: set[str] = set()
+    for word in words:
+        for part in word.split(","):
+            bare = part.strip(".;:!")
+            key = keyword(bare)
+            if not bare or key == "AND":
+                continue
+            initials = all(c in letters or c in specials for c in key)
+            if key and initials and len(set(key)) == len(key):
+                found = [letters[c] for c in key if c in letters]
+                named.update(c for c in key if c not in letters)
+            else:
+                # Any script: the map's own matcher keeps letters beyond a-z, so that a
+                # foreign word cannot shrink into a power's name.
+                power = game_map.find_power(bare) if len(bare) >= 3 else None
+                if power is None:
+                    raise Malformed(unknown(part))
+                found = [power]
+            powers += [power for power in found if power not in powers]
+    return tuple(powers), frozenset(named)
 
 
 def not_yet(name: str) -> str:

@@ -10,6 +10,7 @@ from sqlalchemy.orm import Session
 
 from judge.commands.acting import master_part
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.proposals import proposal_number
 from judge.db.models import Game, GameStatus
 from judge.services.endings import ended_how
 from judge.services.games import process_game
@@ -21,9 +22,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Accept", "Decline"]
 
-# A proposal's number as written: digits only, and few of them (bounded).
-_MAX_DIGITS = 6
-
 
 def _number(name: str, line: Line) -> Command:
     """``line`` as ``<name> <n>``; Malformed names what was wrong."""
@@ -32,10 +30,11 @@ def _number(name: str, line: Line) -> Command:
     if len(args) != 1:
         raise Malformed(f"{name} needs the number of the proposal and nothing else, {example}")
     text = args[0]
-    if not text.isascii() or not text.isdigit() or len(text) > _MAX_DIGITS or int(text) < 1:
+    number = proposal_number(text)
+    if number is None:
         shown = text if len(text) <= 20 else text[:20] + "..."
         raise Malformed(f"{name}: {shown!r} is not a proposal's number; give it {example}")
-    return line.command(name, (str(int(text)),))
+    return line.command(name, (str(number),))
 
 
 def _why_not(session: Session, game: Game) -> str:

@@ -31,6 +31,7 @@ from judge.commands.base import (
     MailCommand,
     Malformed,
     keyword,
+    read_power_names,
 )
 from judge.engine.board import standard_map
 from judge.services import press, releases
@@ -171,19 +172,19 @@ class _Reader:
     def _targets(self, key: str, word: str) -> Targets:
         """The recipients after ``TO`` (or ``ALL``, ``+FG``, ``-G``)."""
         if key[0] in "+-":
-            powers, master, observers = _names([word[1:]], [key[1:]], word)
+            powers, master, observers = _names([word[1:]], word)
             if key[0] == "+":
                 return Targets(powers=powers, master=master, observers=observers)
             # "ALL BUT": the observers too unless named (the njudge's "-o").
             return Targets(every=True, but=powers, master=not master, observers=not observers)
         if key == "TO":
-            key = self._peek() or ""
-            if not key:
+            after = self._peek()
+            if after is None:  # "" is a word of other letters than ASCII: a name to read
                 raise Malformed(
                     "TO: name the recipients after it: PRESS TO FG, PRESS TO France, "
                     "Germany, PRESS TO ALL BUT R"
                 )
-            if key != "ALL":
+            if after != "ALL":
                 return self._listed(word)
             self.at += 1
         # ALL [BUT <powers>]
@@ -201,10 +202,10 @@ class _Reader:
         start = self.at
         while self.at < len(self.keys) and self.keys[self.at] not in _OPTIONS:
             self.at += 1
-        words, keys = self.words[start : self.at], self.keys[start : self.at]
+        words = self.words[start : self.at]
         if not words:
             raise Malformed(f"{after}: name the powers after it (initials or names)")
-        powers, master, observers = _names(words, keys, after)
+        powers, master, observers = _names(words, after)
         return Targets(powers=powers, master=master, observers=observers)
 
     def _fake(self) -> None:
@@ -257,36 +258,19 @@ class _Reader:
             self.at += 1
 
 
-def _names(
-    words: Sequence[str], keys: Sequence[str], after: str
-) -> tuple[tuple[str, ...], bool, bool]:
+def _names(words: Sequence[str], after: str) -> tuple[tuple[str, ...], bool, bool]:
     """The powers named by ``words`` (initials run together, or names; commas and AND
     between them), and whether the game master (M) and the observers (O) are named."""
-    game_map = standard_map()
-    letters = {letter: power for power, letter in game_map.power_letter.items()}
-    powers: list[str] = []
-    master = observers = False
-    for word, key in zip(words, keys, strict=True):
-        for part_word, part in zip(word.split(","), key.split(","), strict=True):
-            part = part.strip(".;:")
-            if not part or part == "AND":
-                continue
-            if len(set(part)) == len(part) and all(c in letters or c in _SPECIAL for c in part):
-                found = [letters.get(c) for c in part]
-                master = master or "M" in part
-                observers = observers or "O" in part
-                powers += [p for p in found if p is not None and p not in powers]
-                continue
-            power = game_map.find_power(part) if len(part) >= 3 else None
-            if power is None:
-                raise Malformed(
-                    f"{after} {part_word}: {part_word!r} names no power; write the powers' "
-                    "initials run together (PRESS TO FG) or their names (PRESS TO France, "
-                    "Germany), M for the game master, O for the observers"
-                )
-            if power not in powers:
-                powers.append(power)
-    return tuple(powers), master, observers
+    powers, named = read_power_names(
+        words,
+        lambda part: (
+            f"{after} {part}: {part!r} names no power; write the powers' initials run "
+            "together (PRESS TO FG) or their names (PRESS TO France, Germany), M for the "
+            "game master, O for the observers"
+        ),
+        specials="".join(_SPECIAL),
+    )
+    return powers, "M" in named, "O" in named
 
 
 class Press(MailCommand):

@@ -32,8 +32,8 @@ from judge.commands.base import (
     MailCommand,
     Malformed,
     keyword,
+    read_power_names,
 )
-from judge.engine.board import standard_map
 from judge.engine.votes import Ballot, Terms
 from judge.services import proposals
 from judge.services.errors import ServiceError
@@ -42,7 +42,15 @@ from judge.services.proposals import ProposalRequest
 if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
-__all__ = ["PROPOSE_BLOCK", "Propose", "Vote", "read_ballot", "read_proposal", "read_terms"]
+__all__ = [
+    "PROPOSE_BLOCK",
+    "Propose",
+    "Vote",
+    "proposal_number",
+    "read_ballot",
+    "read_proposal",
+    "read_terms",
+]
 
 #: The lines a proposal owns.
 PROPOSE_BLOCK = Block(
@@ -65,6 +73,8 @@ _ANSWERS = {
     "ABSTAIN": Ballot.ABSTAIN, "A": Ballot.ABSTAIN,
 }  # fmt: skip
 _ABSTAIN = re.compile("abstain", re.IGNORECASE)
+#: The most digits a proposal's number is read with (a bound on the work).
+_MAX_NUMBER_DIGITS = 6
 _VOTE_SHAPE = "write VOTE <n> YES, VOTE <n> NO or VOTE <n> ABSTAIN, <n> the proposal's number"
 
 
@@ -90,26 +100,14 @@ def _split_abstain(text: str) -> tuple[str, bool]:
 def _powers(words: Sequence[str], what: str) -> list[str]:
     """The powers named by ``words`` (initials run together or apart, or names), in the
     order written, each once."""
-    game_map = standard_map()
-    letters = {letter: power for power, letter in game_map.power_letter.items()}
-    found: list[str] = []
-    for word in words:
-        key = keyword(word).strip(".;:")
-        if key == "AND" or not word.strip(".;:!"):
-            continue
-        if key and len(set(key)) == len(key) and all(c in letters for c in key):
-            named = [letters[c] for c in key]
-        else:
-            # A word of other letters than ASCII ones has no key: it names no power.
-            power = game_map.find_power(key) if len(key) >= 3 else None
-            if power is None:
-                raise Malformed(
-                    f"{what} {word}: {word!r} names no power; name the powers by their "
-                    "initials (A E F, or AEF) or their names (Austria, England, France)"
-                )
-            named = [power]
-        found += [p for p in named if p not in found]
-    return found
+    powers, _ = read_power_names(
+        words,
+        lambda word: (
+            f"{what} {word}: {word!r} names no power; name the powers by their initials "
+            "(A E F, or AEF) or their names (Austria, England, France)"
+        ),
+    )
+    return list(powers)
 
 
 def read_terms(text: str) -> tuple[Terms, bool]:
@@ -196,6 +194,19 @@ def read_proposal(args: Sequence[str], body: Sequence[str]) -> ProposalRequest:
     return ProposalRequest(terms=terms, note=note, abstain_assent=assent or assent_line)
 
 
+def proposal_number(word: str) -> int | None:
+    """``word`` as a proposal's number (``3`` or ``#3``: a few ASCII digits, 1 or more),
+    or None; VOTE, ACCEPT and DECLINE read it alike.
+
+    >>> proposal_number("#3"), proposal_number("0"), proposal_number("three")
+    (3, None, None)
+    """
+    digits = word.removeprefix("#")
+    if not (digits.isascii() and digits.isdigit()) or len(digits) > _MAX_NUMBER_DIGITS:
+        return None
+    return int(digits) or None
+
+
 def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     """``VOTE``'s words after the name: the proposal's number and the answer.
 
@@ -204,13 +215,13 @@ def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     """
     if len(args) != 2:
         raise Malformed(_VOTE_SHAPE)
-    number, answer = args[0].lstrip("#"), keyword(args[1])
-    if not (number.isascii() and number.isdigit()) or len(number) > 6:
+    number, answer = proposal_number(args[0]), keyword(args[1])
+    if number is None:
         raise Malformed(f"{args[0]!r} is not a proposal's number: {_VOTE_SHAPE}")
     ballot = _ANSWERS.get(answer)
     if ballot is None:
         raise Malformed(f"{args[1]!r} is not an answer: {_VOTE_SHAPE}")
-    return int(number), ballot
+    return number, ballot
 
 
 class Propose(MailCommand):

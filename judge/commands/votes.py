@@ -9,9 +9,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.base import (
+    Audience,
+    Command,
+    Help,
+    Line,
+    MailCommand,
+    Malformed,
+    read_power_names,
+)
 from judge.db.models import Game, Player, VoteKind
-from judge.engine import standard_map
 from judge.services import draw_votes
 from judge.services.errors import ServiceError
 
@@ -38,29 +45,16 @@ def read_powers(words: Sequence[str], what: str) -> tuple[str, ...]:
     >>> read_powers(["Austria,", "e", "and", "france"], "SET DRAW")
     ('Austria', 'England', 'France')
     """
-    game_map = standard_map()
-    letters = {letter.upper(): power for power, letter in game_map.power_letter.items()}
-    parts = [part for word in words for part in word.split(",")]
-    if len(parts) > _MAX_PARTS:
+    if sum(1 + word.count(",") for word in words) > _MAX_PARTS:
         raise Malformed(f"{what}: too many words; name each power once (SET DRAW AEF)")
-    powers: list[str] = []
-    for raw in parts:
-        part = raw.strip(".;:")
-        key = part.upper()
-        if not key or key == "AND":
-            continue
-        if len(set(key)) == len(key) and all(c in letters for c in key):
-            found = [letters[c] for c in key]
-        else:
-            power = game_map.find_power(part) if len(part) >= 3 else None
-            if power is None:
-                raise Malformed(
-                    f"{what}: {raw!r} names no power; write the powers' initials run "
-                    "together (AEF) or their names (Austria, England, France)"
-                )
-            found = [power]
-        powers += [power for power in found if power not in powers]
-    return tuple(powers)
+    powers, _ = read_power_names(
+        words,
+        lambda part: (
+            f"{what}: {part!r} names no power; write the powers' initials run together "
+            "(AEF) or their names (Austria, England, France)"
+        ),
+    )
+    return powers
 
 
 def _voter(conversation: Conversation, what: str) -> tuple[Game, Player]:
@@ -102,16 +96,10 @@ class SetDraw(MailCommand):
         conversation.reply.actions.append(said)
 
 
-class SetNodraw(MailCommand):
-    """``SET NODRAW`` (or ``SET NO DRAW``)."""
+class _Withdrawal(MailCommand):
+    """``SET NODRAW`` or ``SET NOCONCEDE``: the voter's standing vote of ``kind`` withdrawn."""
 
-    name = "SET NODRAW"
-    spellings = ("SET NO DRAW",)
-    help = Help(
-        usage=("SET NODRAW",),
-        description="withdraw your vote for a draw",
-        audience=Audience.PLAYER,
-    )
+    kind: VoteKind
 
     def parse(self, line: Line) -> Command:
         if line.args:
@@ -120,8 +108,21 @@ class SetNodraw(MailCommand):
 
     def process(self, conversation: Conversation, command: Command) -> None:
         game, player = _voter(conversation, self.name)
-        said = draw_votes.withdraw(conversation.session, game, player.power, VoteKind.DRAW)
+        said = draw_votes.withdraw(conversation.session, game, player.power, self.kind)
         conversation.reply.actions.append(said)
+
+
+class SetNodraw(_Withdrawal):
+    """``SET NODRAW`` (or ``SET NO DRAW``)."""
+
+    name = "SET NODRAW"
+    spellings = ("SET NO DRAW",)
+    kind = VoteKind.DRAW
+    help = Help(
+        usage=("SET NODRAW",),
+        description="withdraw your vote for a draw",
+        audience=Audience.PLAYER,
+    )
 
 
 class SetConcede(MailCommand):
@@ -156,23 +157,14 @@ class SetConcede(MailCommand):
         conversation.reply.actions.append(said)
 
 
-class SetNoconcede(MailCommand):
+class SetNoconcede(_Withdrawal):
     """``SET NOCONCEDE`` (or ``SET NO CONCEDE``)."""
 
     name = "SET NOCONCEDE"
     spellings = ("SET NO CONCEDE",)
+    kind = VoteKind.CONCEDE
     help = Help(
         usage=("SET NOCONCEDE",),
         description="withdraw your concession",
         audience=Audience.PLAYER,
     )
-
-    def parse(self, line: Line) -> Command:
-        if line.args:
-            raise Malformed(f"{self.name} takes nothing after it: write '{self.name}'")
-        return line.command(self.name)
-
-    def process(self, conversation: Conversation, command: Command) -> None:
-        game, player = _voter(conversation, self.name)
-        said = draw_votes.withdraw(conversation.session, game, player.power, VoteKind.CONCEDE)
-        conversation.reply.actions.append(said)

@@ -3,9 +3,9 @@
 The game's ``endgame`` setting says how its players may end it: the njudge's standing
 votes (:mod:`judge.services.draw_votes`), the house rules' proposals
 (:mod:`judge.services.proposals`, counted by :mod:`judge.services.proposal_count`), or
-neither.  Processing a phase asks
-:func:`at_deadline` first: the game may end there (a draw, a concession, an agreed
-result), or wait for its master (house rule 8.4), instead of being adjudicated.
+neither.  Processing a phase asks :func:`at_deadline` first: the game may end there (a
+draw, a concession, an agreed result), or wait for its master (house rule 8.4), instead
+of being adjudicated.  Processing it early, every order in, asks :func:`held_for_votes`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from judge.services import draw_votes, proposal_count, proposals
 from judge.services.context import Judge
 from judge.services.game_settings import game_settings
 
-__all__ = ["at_deadline", "listing_lines"]
+__all__ = ["at_deadline", "held_for_votes", "listing_lines"]
 
 
 def at_deadline(
@@ -37,6 +37,16 @@ def at_deadline(
     if endgame is Endgame.HOUSE:
         return proposal_count.settle(session, judge, game, record, now)
     return False
+
+
+def held_for_votes(session: Session, game: Game) -> bool:
+    """Whether ``game``'s phase must wait for its deadline, every order in though it is:
+    a proposal awaits its master's decision (house rule 8.4), or the votes on a proposal
+    put in it are not all in (:func:`proposal_count.holds_early_processing`).  Only a
+    game with the house rules' proposals pays a query for it."""
+    if game_settings(game).endgame is not Endgame.HOUSE:
+        return False
+    return proposal_count.holds_early_processing(session, game)
 
 
 def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[str, ...]:

@@ -24,6 +24,7 @@ from judge.services import mailings
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.games import current_position, set_deadline
+from judge.services.proposal_terms import places_text
 
 __all__ = ["TERMINATED", "end_game", "ended_how", "game_end", "result_places", "terminate_game"]
 
@@ -76,11 +77,6 @@ def result_places(game: Game) -> tuple[tuple[int, tuple[str, ...]], ...]:
     return tuple((int(place), tuple(str(p) for p in powers)) for place, powers in stored)
 
 
-def _places_text(places: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
-    """``1. France; 2. Austria and England``: an agreed result's places in a line."""
-    return "; ".join(f"{place}. {and_list(list(powers))}" for place, powers in places)
-
-
 def ended_how(game: Game) -> str | None:
     """How a finished game ended, as LIST says it after the status ("won by France",
     "drawn among Austria, England and France"), or None for a game that has not.
@@ -98,7 +94,7 @@ def ended_how(game: Game) -> str | None:
     if game.ending == "draw" and places:
         return f"drawn among {and_list(list(places[0][1]))}"
     if game.ending == "result" and places:
-        return f"ended on a result agreed by the players: {_places_text(places)}"
+        return f"ended on a result agreed by the players: {places_text(places)}"
     return game.ending
 
 
@@ -116,7 +112,7 @@ def game_end(game: Game) -> str:
         return f"it ended in a draw among {drawn}, and no more orders are taken"
     if game.ending == "result" and places:
         return (
-            f"it ended on a result agreed by the players ({_places_text(places)}), and no "
+            f"it ended on a result agreed by the players ({places_text(places)}), and no "
             "more orders are taken"
         )
     return "no more orders are taken"

@@ -12,7 +12,7 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import Endgame, Nmr
+from judge.config import Nmr
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
@@ -316,6 +316,9 @@ def orders_complete(session: Session, game: Game) -> bool:
 def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     """Games whose current phase should be processed now: the deadline (plus grace) has
     passed, or every order is in, nobody has SET WAIT, and the early delay has run."""
+    # Imported here: the endgame services process phases through this module.
+    from judge.services.endgame import held_for_votes
+
     due: list[tuple[str, str]] = []
     for game in queries.games_with_status(session, GameStatus.ACTIVE):
         if game.phase is None:
@@ -329,8 +332,8 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
             continue
         if queries.someone_waits(session, game.id):
             continue
-        if _held_for_votes(session, game):
-            continue  # every order in changes nothing: the master's decision is awaited
+        if held_for_votes(session, game):
+            continue  # a proposal's vote or the master's decision on it is awaited
         last = queries.last_order_at(session, game.id, game.seq)
         if last is None and game.deadline is not None:
             continue
@@ -338,18 +341,6 @@ def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
         if (last is None or now >= last + early) and orders_complete(session, game):
             due.append((game.name, game.phase))
     return due
-
-
-def _held_for_votes(session: Session, game: Game) -> bool:
-    """Whether ``game``'s phase waits, every order in though it is: for its master's
-    decision on a proposal (house rule 8.4), or for the votes on a proposal put in it
-    (:func:`judge.services.proposal_count.holds_early_processing`)."""
-    if game_settings(game).endgame is not Endgame.HOUSE:
-        return False
-    # Imported here: the proposals' count processes phases through this module.
-    from judge.services.proposal_count import holds_early_processing
-
-    return holds_early_processing(session, game)
 
 
 def no_moves_received(

@@ -18,9 +18,9 @@ from typing import TYPE_CHECKING
 from judge.config import GameSettings, ObserverPress, Press
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PressRecord, PressState
-from judge.engine.notation import parse_orders
 from judge.services import press_readers, press_signing
 from judge.services.audience import Audience, recipients
+from judge.services.blocks import give_back, unended_reason
 from judge.services.game_settings import game_settings
 from judge.services.mailings.press import MasterCopy, PressMail, send_press
 
@@ -42,10 +42,6 @@ __all__ = [
     "send",
     "sender_of",
 ]
-
-#: Of a press refused to a sender who is not signed on (the address may be forged), at
-#: most this much of its text is given back.
-UNSIGNED_ECHO_CHARS = 2_000
 
 
 class PressRefused(Exception):
@@ -180,11 +176,6 @@ def check_limits(conversation: Conversation, sender: Sender, body: tuple[str, ..
         )
 
 
-#: The most lines of a press that no ENDPRESS ended looked at for orders: enough for any
-#: power's orders, and a bound on the work a long press costs.
-MAX_LINES_CHECKED = 200
-
-
 def check_ended(conversation: Conversation, request: PressRequest) -> None:
     """Refuse (:class:`PressRefused`) a press that no ENDPRESS ended (``SIGNOFF`` or the
     end of the message did) when lines of it read as orders: they are the sender's orders
@@ -192,30 +183,12 @@ def check_ended(conversation: Conversation, request: PressRequest) -> None:
     them to the recipients, unentered, would be the worst reading of the message."""
     if request.end in ("ENDPRESS", "ENDBROADCAST"):
         return
-    orders: list[str] = []
-    typo: str | None = None
-    for line in request.body[:MAX_LINES_CHECKED]:
-        words = line.split()
-        if len(words) == 1 and words[0].upper().startswith("END") and typo is None:
-            typo = words[0]
-        pieces = parse_orders(line, conversation.map)
-        if pieces and all(piece.order is not None for piece in pieces):
-            orders.append(line.strip())
-    if not orders:
-        return
-    how = "SIGNOFF did" if request.end == "SIGNOFF" else "it ran to the end of your message"
-    count = len(orders)
-    shown = ", ".join(orders[:3]) + (", ..." if count > 3 else "")
-    lines = (
-        "1 of its lines reads as an order" if count == 1 else f"{count} of its lines read as orders"
-    )
-    reason = (
-        f"no ENDPRESS ended this press ({how}) and {lines} ({shown}): nothing was sent; "
-        "write ENDPRESS alone on the line after the press, and your orders after it"
-    )
-    if typo is not None:
-        reason += f" (is {typo!r} meant as ENDPRESS?)"
-    raise PressRefused(reason)
+    reason = unended_reason(
+        conversation, request.body, request.end,
+        end_word="ENDPRESS", what="press", done="nothing was sent",
+    )  # fmt: skip
+    if reason is not None:
+        raise PressRefused(reason)
 
 
 def kind_allows(sender: Sender, *, broadcast: bool, to_master_only: bool) -> str | None:
@@ -334,14 +307,7 @@ def refuse(conversation: Conversation, line: str, body: tuple[str, ...], reason:
     """Refuse the press of ``line`` with ``reason`` (the error flag), giving its text
     (``body``) back in the reply so that nothing the sender wrote is lost (to a sender
     not signed on, whose address may be forged, an excerpt of it)."""
-    conversation.reject(line, reason)
-    text = "\n".join(body).strip("\n")
-    if not text.strip():
-        return
-    if conversation.signed is None and len(text) > UNSIGNED_ECHO_CHARS:
-        more = len(text) - UNSIGNED_ECHO_CHARS
-        text = f"{text[:UNSIGNED_ECHO_CHARS]}\n[... {more:,} more characters]"
-    conversation.reply.paragraphs.append(
-        f"This press was not sent ({line.strip()}); its text, for you to send again:\n\n"
-        + "\n".join(f"  | {row}" for row in text.split("\n"))
-    )
+    give_back(
+        conversation, line, reason, body,
+        heading=f"This press was not sent ({line.strip()}); its text",
+    )  # fmt: skip

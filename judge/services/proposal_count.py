@@ -212,9 +212,7 @@ def decide(session: Session, game: Game, number: int, word: str) -> Proposal:
             f"{word} {number}: game {game.name} does not end by the house rules' proposals "
             '(its endgame is not "house"), so there is nothing to decide'
         )
-    proposal = session.scalars(
-        select(Proposal).where(Proposal.game_id == game.id, Proposal.number == number)
-    ).first()
+    proposal = queries.proposal_by_number(session, game.id, number)
     if proposal is None:
         numbers = list(
             session.scalars(

@@ -9,7 +9,7 @@ from judge.engine.phases import Phase
 from judge.engine.votes import Terms, TermsKind
 from judge.presenters import Ending, EndingKind, and_list
 
-__all__ = ["terms_ending", "terms_from_json", "terms_text", "terms_to_json"]
+__all__ = ["places_text", "terms_ending", "terms_from_json", "terms_text", "terms_to_json"]
 
 
 def terms_to_json(terms: Terms) -> dict[str, Any]:
@@ -34,6 +34,15 @@ def _places(terms: Terms) -> tuple[tuple[int, tuple[str, ...]], ...]:
     return tuple((place, tuple(powers)) for place, powers in sorted(places.items()))
 
 
+def places_text(places: tuple[tuple[int, tuple[str, ...]], ...]) -> str:
+    """Ranked places in a line, as a proposal's terms and LIST's finished game say them.
+
+    >>> places_text(((1, ("France",)), (2, ("Austria", "England"))))
+    '1. France; 2. Austria and England'
+    """
+    return "; ".join(f"{place}. {and_list(list(powers))}" for place, powers in places)
+
+
 def terms_text(terms: Terms) -> str:
     """The terms in words, as announcements and LIST give them.
 
@@ -49,8 +58,7 @@ def terms_text(terms: Terms) -> str:
     if terms.kind is TermsKind.CONCEDE:
         (winner,) = terms.powers
         return f"a concession to {winner}"
-    places = "; ".join(f"{place}. {and_list(list(powers))}" for place, powers in _places(terms))
-    return f"a result: {places}"
+    return f"a result: {places_text(_places(terms))}"
 
 
 def terms_ending(terms: Terms, phase: Phase) -> Ending:

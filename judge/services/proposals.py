@@ -29,10 +29,10 @@ from judge.db.models import (
     ProposalBallot,
     ProposalState,
 )
-from judge.engine.notation import parse_orders
 from judge.engine.phases import Phase
 from judge.engine.votes import Ballot, Terms, is_repeat, terms_error
 from judge.presenters import format_deadline
+from judge.services.blocks import give_back, unended_reason
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
 from judge.services.mailings.proposals import ProposalNews, Silence, send_proposal
@@ -57,8 +57,6 @@ __all__ = [
 
 #: The longest note a proposal may carry.
 MAX_NOTE_CHARS = 2_000
-#: The most lines of a proposal that no ENDPROPOSE ended looked at for orders.
-MAX_LINES_CHECKED = 200
 
 
 @dataclass(frozen=True)
@@ -144,24 +142,12 @@ def check_ended(conversation: Conversation, body: Sequence[str], end: str | None
     than a note, and they were not entered."""
     if end == "ENDPROPOSE":
         return
-    orders = []
-    for line in body[:MAX_LINES_CHECKED]:
-        pieces = parse_orders(line, conversation.map)
-        if pieces and all(piece.order is not None for piece in pieces):
-            orders.append(line.strip())
-    if not orders:
-        return
-    how = "SIGNOFF did" if end == "SIGNOFF" else "it ran to the end of your message"
-    count = len(orders)
-    shown = ", ".join(orders[:3]) + (", ..." if count > 3 else "")
-    lines = (
-        "1 of its lines reads as an order" if count == 1 else f"{count} of its lines read as orders"
-    )
-    raise ServiceError(
-        f"no ENDPROPOSE ended this proposal ({how}) and {lines} ({shown}): nothing was put "
-        "nor entered; write ENDPROPOSE alone on the line after the proposal, and your orders "
-        "after it"
-    )
+    reason = unended_reason(
+        conversation, body, end,
+        end_word="ENDPROPOSE", what="proposal", done="nothing was put nor entered",
+    )  # fmt: skip
+    if reason is not None:
+        raise ServiceError(reason)
 
 
 def put(conversation: Conversation, proposer: Proposer, request: ProposalRequest) -> None:
@@ -242,17 +228,10 @@ def _closes(conversation: Conversation, game: Game) -> str | None:
 def refuse(conversation: Conversation, line: str, body: Sequence[str], reason: str) -> None:
     """Refuse the ``PROPOSE`` of ``line`` with ``reason`` (the error flag), giving the
     block (``body``) back so that nothing the sender wrote is lost."""
-    conversation.reject(line, reason)
-    text = "\n".join(body).strip("\n")
-    if not text.strip():
-        return
-    if conversation.signed is None and len(text) > MAX_NOTE_CHARS:
-        more = len(text) - MAX_NOTE_CHARS
-        text = f"{text[:MAX_NOTE_CHARS]}\n[... {more:,} more characters]"
-    conversation.reply.paragraphs.append(
-        f"This proposal was not put ({line.strip()}); its lines, for you to send again:\n\n"
-        + "\n".join(f"  | {row}" for row in text.split("\n"))
-    )
+    give_back(
+        conversation, line, reason, body,
+        heading=f"This proposal was not put ({line.strip()}); its lines",
+    )  # fmt: skip
 
 
 _CLOSED = {

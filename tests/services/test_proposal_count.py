@@ -506,3 +506,19 @@ def test_accept_in_a_game_without_house_proposals_is_refused(tmp_path: Path) -> 
         'not "house"), so there is nothing to decide.\n'
     ) in reply(table)
     assert game_row(app).phase == "S1901M"
+
+
+def test_accept_and_decline_read_a_proposal_number_as_vote_does(tmp_path: Path) -> None:
+    # VOTE #1 YES was read as proposal 1, ACCEPT #1 refused as no number: one reader now.
+    app, table = house_game(tmp_path)
+    put(app, 1)
+    table.send(GM, "SIGNON Mtest01 gm-secret\nACCEPT #1\nDECLINE 0\n", "2026-11-24 09:00")
+    body = reply(table)
+    assert (
+        "> ACCEPT #1\n"
+        "ACCEPT 1: proposal 1 does not await your decision: its vote is still open, until "
+        "S1901M is processed.\n"
+    ) in body
+    assert "> DECLINE 0\nDECLINE: '0' is not a proposal's number; give it as in 'DECLINE 1'.\n" in (
+        body
+    )

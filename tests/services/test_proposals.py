@@ -409,6 +409,24 @@ def test_a_long_note_or_a_forgotten_endpropose_is_refused(tmp_path: Path) -> Non
     assert proposals(app) == []
 
 
+def test_a_misspelt_endpropose_is_named_as_a_misspelt_endpress_is(tmp_path: Path) -> None:
+    # The press's refusal asks whether a lone END... word was meant as ENDPRESS; the
+    # proposal's did not follow it.
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", (
+        f"{ENGLAND}PROPOSE DRAW A E F\nPeace.\nENDPROPSE\nF Lon-NTH\n"
+    ), WHEN)  # fmt: skip
+    [reply] = table.new_mail()
+    flagged(reply, "PROPOSE DRAW A E F", (
+        "no ENDPROPOSE ended this proposal (it ran to the end of your message) and 1 of its "
+        "lines reads as an order (F Lon-NTH): nothing was put nor entered; write ENDPROPOSE "
+        "alone on the line after the proposal, and your orders after it (is 'ENDPROPSE' "
+        "meant as ENDPROPOSE?)"
+    ))  # fmt: skip
+    given_back(reply, "PROPOSE DRAW A E F", "Peace.\nENDPROPSE\nF Lon-NTH")
+    assert proposals(app) == []
+
+
 def test_observers_and_powers_out_of_the_game_may_not_propose_nor_vote(tmp_path: Path) -> None:
     app, table = make_game(tmp_path, HOUSE + 'observers = "open"\n')
     table.send("england@example.org", f"{ENGLAND}PROPOSE DRAW A E F\n", WHEN)
