@@ -5,8 +5,10 @@ A vote is one :class:`~judge.db.models.VoteRecord` per power and kind, replaced 
 vote and deleted when withdrawn; it stands across phases until then.  The votes are
 counted by the engine (:func:`judge.engine.votes.draw_passes`,
 :func:`judge.engine.votes.concession_passes`) against the survivors of the current
-position, a vote from a power in civil disorder never counting: right after a vote is
-stored (the game may end at once) and when the phase is processed (:func:`settle`).
+position, a vote from a power in civil disorder (or whose player resigned) never
+counting: right after a vote is stored (the game may end at once) and when the phase is
+processed (:func:`settle`).  A seat taken over loses its previous player's votes
+(:func:`judge.services.endgame.drop_votes`).
 
 Votes are secret: the voter's reply says what it recorded, the game master's LIST shows
 every vote, and nobody else is told who voted (:func:`listing_lines`).
@@ -227,10 +229,22 @@ def _votes(session: Session, game: Game) -> list[VoteRecord]:
     )
 
 
-def _disorder(session: Session, game: Game) -> set[str]:
-    """The powers in civil disorder, whose votes never count."""
-    players = queries.players_of(session, game.id, status=PlayerStatus.CIVIL_DISORDER)
-    return {player.power for player in players}
+#: Why an open seat's vote does not count, as the master's LIST says it.
+_OPEN_SEAT = {
+    PlayerStatus.CIVIL_DISORDER: "in civil disorder",
+    PlayerStatus.RESIGNED: "resigned",
+}
+
+
+def _disorder(session: Session, game: Game) -> dict[str, str]:
+    """The powers whose seat is open (in civil disorder, or its player resigned), whose
+    votes never count, each with why (a resigned player's vote must not decide a game
+    it left, as one in civil disorder does not)."""
+    return {
+        player.power: _OPEN_SEAT[PlayerStatus(player.status)]
+        for player in queries.players_of(session, game.id)
+        if player.status in _OPEN_SEAT
+    }
 
 
 def _passing(session: Session, game: Game, position: Position) -> Ending | None:
@@ -319,7 +333,7 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
             else f"concede to {_winner(r)}"
             for r in mine
         ]  # fmt: skip
-        note = " (in civil disorder: not counted)" if power in disorder else ""
+        note = f" ({disorder[power]}: not counted)" if power in disorder else ""
         parts.append(f"{power}: {', '.join(said)}{note}")
     # No line while nobody votes: the master's LIST stays as it was.
     return _wrapped(f"Votes (only you see them): {'; '.join(parts)}.") if parts else ()

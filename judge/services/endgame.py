@@ -12,15 +12,16 @@ from __future__ import annotations
 
 from datetime import datetime
 
+from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
-from judge.db.models import Game, PhaseRecord
+from judge.db.models import Game, PhaseRecord, Proposal, ProposalBallot, ProposalState, VoteRecord
 from judge.services import draw_votes, proposal_count, proposals
 from judge.services.context import Judge
 from judge.services.game_settings import game_settings
 
-__all__ = ["at_deadline", "held_for_votes", "listing_lines"]
+__all__ = ["at_deadline", "drop_votes", "held_for_votes", "listing_lines"]
 
 
 def at_deadline(
@@ -59,3 +60,20 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
     if endgame is Endgame.HOUSE:
         return proposals.listing_lines(session, game, for_master=for_master)
     return ()
+
+
+def drop_votes(session: Session, game: Game, power: str) -> None:
+    """Delete ``power``'s standing votes (SET DRAW, SET CONCEDE) and its ballots on the
+    proposals still open: its seat is taken over, and the new player never cast them
+    (nor can see them: they are secret), as the previous player's orders are dropped."""
+    session.execute(
+        delete(VoteRecord).where(VoteRecord.game_id == game.id, VoteRecord.power == power)
+    )
+    still_open = select(Proposal.id).where(
+        Proposal.game_id == game.id, Proposal.state == ProposalState.OPEN
+    )
+    session.execute(
+        delete(ProposalBallot).where(
+            ProposalBallot.power == power, ProposalBallot.proposal_id.in_(still_open)
+        )
+    )

@@ -176,10 +176,14 @@ def _electorate(
 ) -> tuple[list[str], set[str], set[str]]:
     """Who votes on the game's proposals at this phase: the surviving powers; those
     among them that sent orders (a power that owed no orders this phase, as in a retreat
-    phase it has no retreat in, did not miss it: it is no NMR); those in civil disorder."""
+    phase it has no retreat in, did not miss it: it is no NMR); those whose seat is open
+    (in civil disorder, or the player resigned)."""
     survivors = position.powers_alive()
     players = queries.players_of(session, game.id)
-    disorder = {p.power for p in players if p.status == PlayerStatus.CIVIL_DISORDER}
+    # An open seat (civil disorder, or its player resigned): its ballot never counts.
+    disorder = {
+        p.power for p in players if p.status in (PlayerStatus.CIVIL_DISORDER, PlayerStatus.RESIGNED)
+    }
     orders = orders_for_phase(session, game)
     missed = no_moves_received(position, game_rules(game), orders, survivors)
     return survivors, set(survivors) - missed, disorder

@@ -271,6 +271,7 @@ def vote(conversation: Conversation, number: int, ballot: Ballot) -> None:
         )
     answer = ballot.value.upper()
     row = queries.proposal_ballot(session, proposal.id, player.power)
+    before = None if row is None else row.ballot.upper()
     if row is None:
         session.add(
             ProposalBallot(
@@ -278,11 +279,19 @@ def vote(conversation: Conversation, number: int, ballot: Ballot) -> None:
                 ballot=StoredBallot(ballot.value), cast_at=conversation.now,
             )
         )  # fmt: skip
-        said = f"Your vote on proposal {number}: {answer}."
     else:
-        before = row.ballot.upper()
         row.ballot = StoredBallot(ballot.value)
         row.cast_at = conversation.now
+    if signed.by_master:
+        # 8.5: not even the master learns a vote, nor whether the player sent one.
+        power = player.power
+        said = (
+            f"{power}'s vote on proposal {number}: {answer} (it replaces any vote {power} "
+            "sent before)."
+        )
+    elif before is None:
+        said = f"Your vote on proposal {number}: {answer}."
+    else:
         said = f"Your vote on proposal {number}: {answer} (it replaces your earlier {before})."
     session.flush()
     conversation.reply.actions.append(f"{said} Nobody else is told it.")

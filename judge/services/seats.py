@@ -22,6 +22,7 @@ from judge.db.models import Game, GameStatus, Player, PlayerStatus
 from judge.presenters import format_deadline
 from judge.services import mailings
 from judge.services.context import Judge
+from judge.services.endgame import drop_votes
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone, phase_deadline
 from judge.services.games import respect_absences, set_deadline
@@ -184,6 +185,8 @@ def take_over(conversation: Conversation, game: Game, player: Player) -> None:
     old_address = player.address
     # The previous player's orders for this phase are theirs, not the new player's.
     conversation.work.orders.retire(session, game, player, None)
+    # So are its secret votes to end the game: the new player never cast them.
+    drop_votes(session, game, player.power)
     assert player.takeover_hash is not None
     player.address = sender
     player.password_hash, player.takeover_hash = player.takeover_hash, None

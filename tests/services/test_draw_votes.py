@@ -278,7 +278,7 @@ def test_votes_are_checked_when_the_phase_is_processed(tmp_path: Path) -> None:
     for power in POWERS:
         if power != "Italy":
             send(table, power, "SET DRAW\n")
-    set_status(app, "Italy", PlayerStatus.ACTIVE)  # its seat taken over, say
+    set_status(app, "Italy", PlayerStatus.ACTIVE)  # back from civil disorder, say
     with app.sessions() as session, session.begin():
         assert process_game(session, app.judge, "test01", at("2026-11-25 20:00")) is None
     rows = table.new_mail()
@@ -427,3 +427,37 @@ def test_list_shows_votes_to_the_master_and_a_pending_draw_only_when_the_game_sa
         "Not anonymous"
     ) in body
     assert "England" not in body.split("Players:")[0]
+
+
+def test_a_resigned_players_vote_never_counts(tmp_path: Path) -> None:
+    # A resigned player's seat is open like one in civil disorder: the vote left behind
+    # must not end the game for the powers still played.
+    app, table = new_game(tmp_path)
+    send(table, "Italy", "SET DRAW\n")
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nRESIGN\n", "2026-11-24 09:30")
+    table.new_mail()
+    for power in POWERS:
+        if power != "Italy":
+            send(table, power, "SET DRAW\n")
+    assert game_row(app).status == "active"
+    body = listing(table, GM, "SIGNON Mtest01 gm-secret\nLIST\n")
+    assert "Italy: draw (resigned: not counted)" in " ".join(body.split()), body
+    with app.sessions() as session, session.begin():
+        process_game(session, app.judge, "test01", at("2026-11-25 20:00"))
+    assert game_row(app).status == "active"
+
+
+def test_a_seat_taken_over_drops_the_previous_players_votes(tmp_path: Path) -> None:
+    # The new player did not cast the previous player's secret standing votes (only the
+    # master sees them): they go with the seat's orders.
+    app, table = new_game(tmp_path, "concessions = true\n")
+    send(table, "Italy", "SET DRAW\nSET CONCEDE F\n")
+    table.send(GM, "SIGNON Mtest01 gm-secret\nEJECT Italy\nSET PASSWORD Italy take-over-1\n",
+               "2026-11-24 09:30")  # fmt: skip
+    table.send("new@example.net", "SIGNON italy@test01 take-over-1\n", "2026-11-24 09:40")
+    table.new_mail()
+    assert votes(app) == []
+    for power in POWERS:
+        if power != "Italy":
+            send(table, power, "SET DRAW\n")
+    assert game_row(app).status == "active"

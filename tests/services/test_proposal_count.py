@@ -522,3 +522,18 @@ def test_accept_and_decline_read_a_proposal_number_as_vote_does(tmp_path: Path) 
     assert "> DECLINE 0\nDECLINE: '0' is not a proposal's number; give it as in 'DECLINE 1'.\n" in (
         body
     )
+
+
+def test_a_resigned_players_ballot_never_counts(tmp_path: Path) -> None:
+    # A resigned player's seat is open like one in civil disorder: its ballot left
+    # behind must not pass a proposal for a game it left.
+    app, table = house_game(tmp_path)
+    orders_from(table, *POWERS)
+    put(app, 1, ballots=dict.fromkeys(POWERS, "yes"))
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nRESIGN\n", "2026-11-24 11:00")
+    table.new_mail()
+    assert run(app)  # defeated on a first vote: the phase is adjudicated
+    stored = proposal(app, 1)
+    assert stored.state == ProposalState.DEFEATED
+    assert stored.tally is not None
+    assert (stored.tally["yes"], stored.tally["dissent"]) == (6, 1)

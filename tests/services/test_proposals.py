@@ -622,3 +622,39 @@ def test_the_game_master_acting_for_a_power_proposes_as_that_power(tmp_path: Pat
     assert (stored.proposer_role, stored.proposer_power, stored.abstain_assent) == (
         "power", "England", False
     )  # fmt: skip
+
+
+def test_the_game_master_acting_for_a_power_is_not_told_its_earlier_vote(
+    tmp_path: Path,
+) -> None:
+    # 8.5: not even the master learns a vote; voting as France after BECOME must not
+    # tell the master how (or whether) France voted before.
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", f"{ENGLAND}PROPOSE DRAW A E F\n", WHEN)
+    table.send("france@example.org", f"{FRANCE}VOTE 1 NO\n", WHEN)
+    table.new_mail()
+    table.send("gm@example.org", f"{MASTER}BECOME FRANCE\nVOTE 1 YES\n", WHEN)
+    table.send("gm@example.org", f"{MASTER}BECOME GERMANY\nVOTE 1 YES\n", WHEN)
+    rows = [r for r in table.new_mail() if r.to_addr == "gm@example.org"]
+    said = [
+        "France's vote on proposal 1: YES (it replaces any vote France sent before). "
+        "Nobody else is told it.",
+        "Germany's vote on proposal 1: YES (it replaces any vote Germany sent before). "
+        "Nobody else is told it.",
+    ]
+    for row, line in zip(rows, said, strict=True):
+        assert " ".join(row.body.split()).count(line) == 1, row.body
+        assert "NO" not in row.body.replace("NOT", "").split(), row.body
+    assert ballots(app) == [("France", "yes"), ("Germany", "yes")]
+
+
+def test_a_seat_taken_over_drops_the_previous_players_ballots(tmp_path: Path) -> None:
+    # The new player never cast the previous player's secret ballot on an open proposal.
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", f"{ENGLAND}PROPOSE DRAW A E F\n", WHEN)
+    table.send("france@example.org", f"{FRANCE}VOTE 1 YES\n", WHEN)
+    table.send("gm@example.org", f"{MASTER}EJECT France\nSET PASSWORD France take-over-1\n", WHEN)
+    table.send("new@example.net", "SIGNON france@test01 take-over-1\n", WHEN)
+    rows = table.new_mail()
+    assert any(r.to_addr == "new@example.net" and r.kind == "takeover" for r in rows)
+    assert ballots(app) == []
