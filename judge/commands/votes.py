@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed, keyword
 from judge.db.models import Game, Player, VoteKind
 from judge.engine import standard_map
 from judge.services import draw_votes
@@ -125,7 +125,7 @@ class SetNodraw(MailCommand):
 
 
 class SetConcede(MailCommand):
-    """``SET CONCEDE <power>``."""
+    """``SET CONCEDE <power>`` (or ``SET CONCEDE TO <power>``)."""
 
     name = "SET CONCEDE"
     help = Help(
@@ -138,7 +138,11 @@ class SetConcede(MailCommand):
     )
 
     def parse(self, line: Line) -> Command:
-        powers = read_powers(line.args, self.name)
+        args = line.args
+        if args and keyword(args[0]) == "TO":
+            # SET CONCEDE TO France, as PROPOSE CONCEDE TO F is read.
+            args = args[1:]
+        powers = read_powers(args, self.name)
         if len(powers) != 1:
             raise Malformed(
                 f"{self.name} takes the one power you concede the game to: write "

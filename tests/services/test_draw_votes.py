@@ -427,3 +427,19 @@ def test_list_shows_votes_to_the_master_and_a_pending_draw_only_when_the_game_sa
         "Not anonymous"
     ) in body
     assert "England" not in body.split("Players:")[0]
+
+
+def test_set_concede_reads_to_before_the_power_as_propose_concede_does(tmp_path: Path) -> None:
+    app, table = new_game(tmp_path)
+    body = send(table, "Austria", "SET CONCEDE TO France\nSET CONCEDE to f\n")
+    assert (
+        f"Austria's concession to France is recorded; it stands until SET NOCONCEDE.  {SECRET}\n"
+    ) in body
+    assert votes(app) == [("Austria", "concede", ["France"])]
+    # TO alone, or before two powers, is still refused with the shape of the command.
+    body = send(table, "England", "SET CONCEDE TO\nSET CONCEDE TO F G\n")
+    shape = (
+        "SET CONCEDE takes the one power you concede the game to: write 'SET CONCEDE F' or "
+        "'SET CONCEDE France'"
+    )
+    assert refusals(body) == [shape, shape]
