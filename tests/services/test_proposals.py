@@ -604,3 +604,22 @@ def test_the_game_master_acting_for_a_power_proposes_as_that_power(tmp_path: Pat
     assert (stored.proposer_role, stored.proposer_power, stored.abstain_assent) == (
         "power", "England", False
     )  # fmt: skip
+
+
+def test_a_proposal_on_one_line_with_its_endpropose(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", (
+        f"{ENGLAND}PROPOSE DRAW AEF ENDPROPOSE\nF Lon-NTH\n"
+        "PROPOSE CONCEDE TO F abstain = assent end propose\nA Lvp-Yor\n"
+    ), WHEN)  # fmt: skip
+    _news, reply = split(table.new_mail())
+    # The lines after it are orders, never a note of the proposal.
+    assert "England: Fleet London -> North Sea.\n" in reply.body
+    assert "England: Army Liverpool -> Yorkshire.\n" in reply.body
+    flagged(
+        reply,
+        "PROPOSE CONCEDE TO F abstain = assent end propose",
+        "only the game master may declare ABSTAIN = ASSENT (house rule 8.3): put the "
+        "proposal without it",
+    )
+    assert [(p.number, p.note) for p in proposals(app)] == [(1, "")]
