@@ -30,8 +30,8 @@ ROSTER = "".join(
 
 #: LIST's line on how the game may end by agreement (the njudge's votes, the default).
 ENDINGS = (
-    "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions "
-    "(SET CONCEDE <power>).\n"
+    "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+    "  (SET CONCEDE <power>).\n"
 )
 
 

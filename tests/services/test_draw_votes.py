@@ -147,13 +147,14 @@ def test_a_dias_draw_passes_on_the_last_vote(tmp_path: Path) -> None:
     # LIST of the finished game says how it ended, and shows no votes.
     body = listing(table, "someone@example.net", "LIST test01\n")
     assert body.startswith(
-        "Game test01: finished, drawn among Austria, England, France, Germany, Italy, Russia "
-        "and Turkey.  Variant: Standard.\n"
+        "Game test01: finished, drawn among Austria, England, France, Germany, Italy,\n"
+        "  Russia and Turkey.\n"
+        "Variant: Standard.\n"
         "Game master: gm@example.org\n"
         "Rules: 2023 rulebook.  NMR: process (missing units hold).\n"
         "Press: white, partial allowed; observers: any.\n"
-        "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions "
-        "(SET CONCEDE <power>).\n"
+        "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+        "  (SET CONCEDE <power>).\n"
         "Not anonymous: players' addresses are shown.\n"
     )
     # A vote after the end is refused.

@@ -550,7 +550,7 @@ def test_no_mail_listing_or_history_names_the_proposer_or_a_vote(tmp_path: Path)
     table.send("italy@example.org", f"SIGNON Itest01 pw-ita\n{looks}", WHEN)
     table.send("gm@example.org", f"{MASTER}{looks}", WHEN)
     italy, master = table.new_mail()
-    line = "Proposal 1: a draw among Austria, France and Italy (vote closes at the deadline)\n"
+    line = "Proposal 1: a draw among Austria, France and Italy (vote closes at the\n  deadline)\n"
     endings = "section 8), passed or defeated only.\n"
     for before, after in ((italy_before, italy), (master_before, master)):
         assert after.body.count(line) == 1, after.body
@@ -568,9 +568,9 @@ def test_list_shows_open_and_awaiting_proposals_only(tmp_path: Path) -> None:
     table.send("france@example.org", f"{FRANCE}LIST\n", WHEN)
     [reply] = table.new_mail()
     assert (
-        "\nProposal 1: a draw among Austria, England and France (vote closes at the "
-        "deadline)\nProposal 3: a draw among England and France (passed; awaiting the game "
-        "master's decision)\n"
+        "\nProposal 1: a draw among Austria, England and France (vote closes at the\n"
+        "  deadline)\nProposal 3: a draw among England and France (passed; awaiting the game\n"
+        "  master's decision)\n"
     ) in reply.body, reply.body
     assert "Proposal 2" not in reply.body and "Proposal 4" not in reply.body
 
@@ -623,3 +623,18 @@ def test_a_proposal_on_one_line_with_its_endpropose(tmp_path: Path) -> None:
         "proposal without it",
     )
     assert [(p.number, p.note) for p in proposals(app)] == [(1, "")]
+
+
+def test_list_wraps_the_endings_line_and_the_proposals_to_78_columns(tmp_path: Path) -> None:
+    _app, table = make_game(tmp_path)
+    table.send("england@example.org", f"{ENGLAND}PROPOSE DRAW AEFGIRT\nENDPROPOSE\n", WHEN)
+    table.new_mail()
+    table.send("france@example.org", f"{FRANCE}LIST\n", WHEN)
+    [reply] = table.new_mail()
+    assert (
+        "\nEndings: proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN;\n"
+        "  house rules, section 8), passed or defeated only.\n"
+        "Proposal 1: a draw among Austria, England, France, Germany, Italy, Russia and\n"
+        "  Turkey (vote closes at the deadline)\n"
+    ) in reply.body, reply.body
+    assert max(len(line) for line in reply.body.splitlines()) <= 78
