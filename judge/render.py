@@ -100,18 +100,19 @@ def list_item(text: str, width: int = 76) -> str:
     )  # fmt: skip
 
 
-def hanging(text: str, width: int = 78) -> str:
+def hanging(text: str, width: int = 78, indent: int = 2) -> str:
     """``text``, a line of a listing, broken at spaces into lines of at most ``width``
-    characters, the lines after the first indented by two spaces (a longer word, or one
-    with a hyphen, is never broken).
+    characters, the lines after the first indented by ``indent`` spaces (a longer word,
+    or one with a hyphen, is never broken).
 
     >>> print(hanging("Endings: draw votes (SET DRAW) and concessions", 30))
     Endings: draw votes (SET DRAW)
       and concessions
     """
     return textwrap.fill(
-        text, width, subsequent_indent="  ", break_long_words=False, break_on_hyphens=False
-    )
+        text, width, subsequent_indent=" " * indent,
+        break_long_words=False, break_on_hyphens=False,
+    )  # fmt: skip
 
 
 def _clean_body(text: str) -> str:
