@@ -514,7 +514,7 @@ def test_the_game_master_does_not_vote(tmp_path: Path) -> None:
     reply = table.new_mail()[-1]
     assert (
         "> VOTE 1 YES\nThe game master does not vote: the players of the surviving powers do "
-        "(house rule 8.1).\n"
+        "(house rule 8.1); to vote for a power, write BECOME <power> first.\n"
     ) in reply.body, reply.body
     assert ballots(app) == []
 
