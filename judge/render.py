@@ -100,6 +100,21 @@ def list_item(text: str, width: int = 76) -> str:
     )  # fmt: skip
 
 
+def hanging(text: str, width: int = 78, indent: int = 2) -> str:
+    """``text``, a line of a listing, broken at spaces into lines of at most ``width``
+    characters, the lines after the first indented by ``indent`` spaces (a longer word,
+    or one with a hyphen, is never broken).
+
+    >>> print(hanging("Endings: draw votes (SET DRAW) and concessions", 30))
+    Endings: draw votes (SET DRAW)
+      and concessions
+    """
+    return textwrap.fill(
+        text, width, subsequent_indent=" " * indent,
+        break_long_words=False, break_on_hyphens=False,
+    )  # fmt: skip
+
+
 def _clean_body(text: str) -> str:
     """Trailing spaces off every line (mailers mangle them) and exactly one final newline."""
     lines = [line.rstrip(" \t") for line in text.splitlines()]
@@ -136,6 +151,7 @@ class Renderer:
         self.env.filters["one_line"] = _one_line
         self.env.filters["list_item"] = list_item
         self.env.filters["fill"] = fill
+        self.env.filters["hanging"] = hanging
         self._compiled: dict[str, _Pair] = {}
 
     def _load(self, name: str) -> _Pair:

@@ -2,8 +2,10 @@
 option ``endgame = "house"``).
 
 ``PROPOSE`` owns the lines after it up to ``ENDPROPOSE`` alone on a line, a ``SIGNOFF``
-or the end of the message, as ``PRESS`` does.  The terms are on the ``PROPOSE`` line, or
-on the first line of the block when the ``PROPOSE`` line has none:
+or the end of the message, as ``PRESS`` does; a ``PROPOSE`` line that ends with
+``ENDPROPOSE`` (``PROPOSE DRAW AEF ENDPROPOSE``) is the whole proposal and owns none.
+The terms are on the ``PROPOSE`` line, or on the first line of the block when the
+``PROPOSE`` line has none:
 
 * ``DRAW A E F``: a draw among the powers named (initials, run together or apart, or
   names, with spaces or commas between them);
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from judge.commands.base import (
@@ -224,6 +227,17 @@ def read_ballot(args: Sequence[str]) -> tuple[int, Ballot]:
     return number, ballot
 
 
+def _ends_on_its_line(line: Line) -> int:
+    """How many of the words at the end of a ``PROPOSE`` line are its ``ENDPROPOSE``
+    (``ENDPROPOSE`` or ``END PROPOSE``, after terms): 0 when it has none."""
+    keys = line.arg_keys
+    if len(keys) > 1 and keys[-1] == "ENDPROPOSE":
+        return 1
+    if len(keys) > 2 and keys[-2:] == ("END", "PROPOSE"):
+        return 2
+    return 0
+
+
 class Propose(MailCommand):
     """``PROPOSE <terms>`` ... ``ENDPROPOSE``."""
 
@@ -240,7 +254,16 @@ class Propose(MailCommand):
     )
 
     def parse(self, line: Line) -> Command | None:
-        return line.command(self.name, line.args)
+        args = line.args
+        ends = _ends_on_its_line(line)
+        if ends:
+            return replace(line.command(self.name, args[:-ends]), end="ENDPROPOSE")
+        return line.command(self.name, args)
+
+    def owns_block(self, line: Line) -> bool:
+        # PROPOSE DRAW AEF ENDPROPOSE is a whole proposal: the lines after it are the
+        # sender's orders and commands, not its note.
+        return not _ends_on_its_line(line)
 
     def process(self, conversation: Conversation, command: Command) -> None:
         try:

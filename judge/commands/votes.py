@@ -16,6 +16,7 @@ from judge.commands.base import (
     Line,
     MailCommand,
     Malformed,
+    keyword,
     read_power_names,
 )
 from judge.db.models import Game, Player, VoteKind
@@ -126,7 +127,7 @@ class SetNodraw(_Withdrawal):
 
 
 class SetConcede(MailCommand):
-    """``SET CONCEDE <power>``."""
+    """``SET CONCEDE <power>`` (or ``SET CONCEDE TO <power>``)."""
 
     name = "SET CONCEDE"
     help = Help(
@@ -139,7 +140,11 @@ class SetConcede(MailCommand):
     )
 
     def parse(self, line: Line) -> Command:
-        powers = read_powers(line.args, self.name)
+        args = line.args
+        if args and keyword(args[0]) == "TO":
+            # SET CONCEDE TO France, as PROPOSE CONCEDE TO F is read.
+            args = args[1:]
+        powers = read_powers(args, self.name)
         if len(powers) != 1:
             raise Malformed(
                 f"{self.name} takes the one power you concede the game to: write "

@@ -16,7 +16,6 @@ every vote, and nobody else is told who voted (:func:`listing_lines`).
 
 from __future__ import annotations
 
-import textwrap
 from collections.abc import Sequence
 from datetime import datetime
 
@@ -310,15 +309,15 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
     The game master: every survivor's vote, in one sentence (``Votes: England: draw;
     Italy: concede to France``), or nothing while no survivor votes.  Anyone else: when
     the game shows a pending draw (``show_pending_draw``) and a survivor's vote for a draw
-    stands, a sentence that says so, with no names and no count; otherwise nothing.  Each
-    sentence is wrapped to fit a mail's lines."""
+    stands, a sentence that says so, with no names and no count; otherwise nothing.  LIST
+    wraps each sentence to fit a mail's lines."""
     settings = game_settings(game)
     survivors = current_position(session, game).powers_alive()
     records = [r for r in _votes(session, game) if r.power in survivors]
     if not for_master:
         if settings.show_pending_draw and any(r.kind == VoteKind.DRAW for r in records):
-            return _wrapped(
-                "A vote for a draw is pending: not every survivor has voted for the same draw yet."
+            return (
+                "A vote for a draw is pending: not every survivor has voted for the same draw yet.",
             )
         return ()
     disorder = _disorder(session, game)
@@ -336,9 +335,4 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
         note = f" ({disorder[power]}: not counted)" if power in disorder else ""
         parts.append(f"{power}: {', '.join(said)}{note}")
     # No line while nobody votes: the master's LIST stays as it was.
-    return _wrapped(f"Votes (only you see them): {'; '.join(parts)}.") if parts else ()
-
-
-def _wrapped(sentence: str) -> tuple[str, ...]:
-    """``sentence`` as LIST's lines: 78 characters at most, the rest indented."""
-    return tuple(textwrap.wrap(sentence, width=78, subsequent_indent="  "))
+    return (f"Votes (only you see them): {'; '.join(parts)}.",) if parts else ()

@@ -130,7 +130,8 @@ class GameListing:
     press: str
     #: How the players may end the game by agreement (the game's ``endgame``).
     endgame: str
-    #: A pending draw, the open proposals; the master's: who voted how (njudge votes).
+    #: A pending draw, the open proposals; the master's: who voted how (njudge votes);
+    #: each a sentence, which the listing wraps.
     endgame_lines: tuple[str, ...]
     nmr: str
     anonymous: bool

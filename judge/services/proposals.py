@@ -253,7 +253,8 @@ def vote(conversation: Conversation, number: int, ballot: Ballot) -> None:
     assert signed is not None
     if signed.player is None:
         raise ServiceError(
-            "the game master does not vote: the players of the surviving powers do (house rule 8.1)"
+            "the game master does not vote: the players of the surviving powers do (house rule "
+            "8.1); to vote for a power, write BECOME <power> first"
         )
     _, player = conversation.player()
     _surviving(conversation, game, player.power)

@@ -162,7 +162,7 @@ def test_a_dias_draw_passes_on_the_last_vote(tmp_path: Path) -> None:
         None,
     )
     assert finished.result == [[1, list(POWERS)]]
-    assert "Game test01: finished, drawn among Austria, England, France, Germany, Italy, " in (
+    assert "Game test01: finished, drawn among Austria, England, France, Germany, Italy,\n" in (
         listing(table, "stranger", "2026-11-24 12:00")
     )
     (refused,) = send(table, "France", "A Par-Bur\n", "2026-11-24 12:10")

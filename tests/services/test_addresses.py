@@ -30,9 +30,13 @@ ROSTER = "".join(
 
 #: LIST's line on how the game may end by agreement (the njudge's votes, the default).
 ENDINGS = (
-    "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions "
-    "(SET CONCEDE <power>).\n"
+    "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+    "  (SET CONCEDE <power>).\n"
 )
+
+
+#: The game-start mail's line on it, under Press:.
+START_ENDINGS = ENDINGS.replace("\n  ", "\n         ")
 
 
 def started(tmp_path: Path, extra: str) -> tuple[App, Table, dict[str, str]]:
@@ -64,15 +68,16 @@ def test_a_game_that_is_not_anonymous_gives_every_address_and_its_press(
     _app, table, mails = started(tmp_path, PRESS)
     france = mails["france@example.org"]
     assert (
-        f"Press:   {PRESS_LINE}\n"
+        f"Press:   {PRESS_LINE}\n{START_ENDINGS}"
         "Game master: gm@example.org\n\n"
         "The players, so that you can write to each other:\n\n" + ROSTER
     ) in france
     assert (
-        f"Press:   {PRESS_LINE}\nGame master: gm@example.org\n\nThe players:\n\n" + ROSTER
+        f"Press:   {PRESS_LINE}\n{START_ENDINGS}Game master: gm@example.org\n\nThe players:\n\n"
+        + ROSTER
         in (mails[WATCHER])
     )
-    assert f"Press: {PRESS_LINE}\n\nThe players:\n\n" in mails["gm@example.org"]
+    assert f"Press: {PRESS_LINE}\n{ENDINGS}\nThe players:\n\n" in mails["gm@example.org"]
     body = listing(table, "someone@example.net", "LIST test01\n")
     assert f"Press: {PRESS_LINE}.\n{ENDINGS}Not anonymous: players' addresses are shown.\n" in body
     assert (
@@ -104,3 +109,23 @@ def test_an_anonymous_game_gives_no_player_s_address_but_to_its_master(
     assert not [address for address in ADDRESSES if address in body]
     body = listing(table, "gm@example.org", "SIGNON Mtest01 gm-secret\nLIST test01\n")
     assert all(address in body for address in ADDRESSES)
+
+
+def test_the_game_start_says_how_the_game_may_end(tmp_path: Path) -> None:
+    (tmp_path / "njudge").mkdir()
+    (tmp_path / "house").mkdir()
+    _app, _table, mails = started(tmp_path / "njudge", "")
+    for reader in ("france@example.org", WATCHER):
+        assert (
+            "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+            "         (SET CONCEDE <power>).\n"
+        ) in mails[reader], mails[reader]
+    assert (
+        "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+        "  (SET CONCEDE <power>).\n"
+    ) in mails["gm@example.org"]
+    _app, _table, mails = started(tmp_path / "house", 'endgame = "house"\n')
+    assert (
+        "Endings: proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN;\n"
+        "         house rules, section 8), passed or defeated only.\n"
+    ) in mails["france@example.org"]

@@ -147,13 +147,14 @@ def test_a_dias_draw_passes_on_the_last_vote(tmp_path: Path) -> None:
     # LIST of the finished game says how it ended, and shows no votes.
     body = listing(table, "someone@example.net", "LIST test01\n")
     assert body.startswith(
-        "Game test01: finished, drawn among Austria, England, France, Germany, Italy, Russia "
-        "and Turkey.  Variant: Standard.\n"
+        "Game test01: finished, drawn among Austria, England, France, Germany, Italy,\n"
+        "  Russia and Turkey.\n"
+        "Variant: Standard.\n"
         "Game master: gm@example.org\n"
         "Rules: 2023 rulebook.  NMR: process (missing units hold).\n"
         "Press: white, partial allowed; observers: any.\n"
-        "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions "
-        "(SET CONCEDE <power>).\n"
+        "Endings: draw votes (SET DRAW; every survivor is in the draw) and concessions\n"
+        "  (SET CONCEDE <power>).\n"
         "Not anonymous: players' addresses are shown.\n"
     )
     # A vote after the end is refused.
@@ -461,3 +462,19 @@ def test_a_seat_taken_over_drops_the_previous_players_votes(tmp_path: Path) -> N
         if power != "Italy":
             send(table, power, "SET DRAW\n")
     assert game_row(app).status == "active"
+
+
+def test_set_concede_reads_to_before_the_power_as_propose_concede_does(tmp_path: Path) -> None:
+    app, table = new_game(tmp_path)
+    body = send(table, "Austria", "SET CONCEDE TO France\nSET CONCEDE to f\n")
+    assert (
+        f"Austria's concession to France is recorded; it stands until SET NOCONCEDE.  {SECRET}\n"
+    ) in body
+    assert votes(app) == [("Austria", "concede", ["France"])]
+    # TO alone, or before two powers, is still refused with the shape of the command.
+    body = send(table, "England", "SET CONCEDE TO\nSET CONCEDE TO F G\n")
+    shape = (
+        "SET CONCEDE takes the one power you concede the game to: write 'SET CONCEDE F' or "
+        "'SET CONCEDE France'"
+    )
+    assert refusals(body) == [shape, shape]

@@ -159,5 +159,5 @@ def test_terminate_sends_the_final_mail_to_every_reader(tmp_path: Path) -> None:
     assert game_row(app).ending == "terminated"
     table.send("someone@example.net", "LIST test01\n", "2026-11-26 09:05")
     assert (
-        "Game test01: finished, ended by the game master with no winner.  Variant: Standard.\n"
+        "Game test01: finished, ended by the game master with no winner.\nVariant: Standard.\n"
     ) in reply(table)

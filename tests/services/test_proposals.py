@@ -532,7 +532,7 @@ def test_the_game_master_does_not_vote(tmp_path: Path) -> None:
     reply = table.new_mail()[-1]
     assert (
         "> VOTE 1 YES\nThe game master does not vote: the players of the surviving powers do "
-        "(house rule 8.1).\n"
+        "(house rule 8.1); to vote for a power, write BECOME <power> first.\n"
     ) in reply.body, reply.body
     assert ballots(app) == []
 
@@ -568,7 +568,7 @@ def test_no_mail_listing_or_history_names_the_proposer_or_a_vote(tmp_path: Path)
     table.send("italy@example.org", f"SIGNON Itest01 pw-ita\n{looks}", WHEN)
     table.send("gm@example.org", f"{MASTER}{looks}", WHEN)
     italy, master = table.new_mail()
-    line = "Proposal 1: a draw among Austria, France and Italy (vote closes at the deadline)\n"
+    line = "Proposal 1: a draw among Austria, France and Italy (vote closes at the\n  deadline)\n"
     endings = "section 8), passed or defeated only.\n"
     for before, after in ((italy_before, italy), (master_before, master)):
         assert after.body.count(line) == 1, after.body
@@ -586,9 +586,9 @@ def test_list_shows_open_and_awaiting_proposals_only(tmp_path: Path) -> None:
     table.send("france@example.org", f"{FRANCE}LIST\n", WHEN)
     [reply] = table.new_mail()
     assert (
-        "\nProposal 1: a draw among Austria, England and France (vote closes at the "
-        "deadline)\nProposal 3: a draw among England and France (passed; awaiting the game "
-        "master's decision)\n"
+        "\nProposal 1: a draw among Austria, England and France (vote closes at the\n"
+        "  deadline)\nProposal 3: a draw among England and France (passed; awaiting the game\n"
+        "  master's decision)\n"
     ) in reply.body, reply.body
     assert "Proposal 2" not in reply.body and "Proposal 4" not in reply.body
 
@@ -658,3 +658,37 @@ def test_a_seat_taken_over_drops_the_previous_players_ballots(tmp_path: Path) ->
     rows = table.new_mail()
     assert any(r.to_addr == "new@example.net" and r.kind == "takeover" for r in rows)
     assert ballots(app) == []
+
+
+def test_a_proposal_on_one_line_with_its_endpropose(tmp_path: Path) -> None:
+    app, table = make_game(tmp_path)
+    table.send("england@example.org", (
+        f"{ENGLAND}PROPOSE DRAW AEF ENDPROPOSE\nF Lon-NTH\n"
+        "PROPOSE CONCEDE TO F abstain = assent end propose\nA Lvp-Yor\n"
+    ), WHEN)  # fmt: skip
+    _news, reply = split(table.new_mail())
+    # The lines after it are orders, never a note of the proposal.
+    assert "England: Fleet London -> North Sea.\n" in reply.body
+    assert "England: Army Liverpool -> Yorkshire.\n" in reply.body
+    flagged(
+        reply,
+        "PROPOSE CONCEDE TO F abstain = assent end propose",
+        "only the game master may declare ABSTAIN = ASSENT (house rule 8.3): put the "
+        "proposal without it",
+    )
+    assert [(p.number, p.note) for p in proposals(app)] == [(1, "")]
+
+
+def test_list_wraps_the_endings_line_and_the_proposals_to_78_columns(tmp_path: Path) -> None:
+    _app, table = make_game(tmp_path)
+    table.send("england@example.org", f"{ENGLAND}PROPOSE DRAW AEFGIRT\nENDPROPOSE\n", WHEN)
+    table.new_mail()
+    table.send("france@example.org", f"{FRANCE}LIST\n", WHEN)
+    [reply] = table.new_mail()
+    assert (
+        "\nEndings: proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN;\n"
+        "  house rules, section 8), passed or defeated only.\n"
+        "Proposal 1: a draw among Austria, England, France, Germany, Italy, Russia and\n"
+        "  Turkey (vote closes at the deadline)\n"
+    ) in reply.body, reply.body
+    assert max(len(line) for line in reply.body.splitlines()) <= 78

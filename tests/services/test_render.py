@@ -66,6 +66,10 @@ def gamestart_context(**changes: object) -> dict[str, object]:
         "variant": "Standard",
         "rules_text": "2023 rulebook",
         "press": "white/grey (white by default), partial allowed; observers: any",
+        "endings": (
+            "draw votes (SET DRAW; every survivor is in the draw) and concessions "
+            "(SET CONCEDE <power>)"
+        ),
         "power": "England",
         "password": "k3ttle-drum",
         "signon_line": "SIGNON Ewinter01 k3ttle-drum",
@@ -475,6 +479,10 @@ SAMPLES: dict[str, dict[str, Context]] = {
             generated="Turkey",
             anonymous=False,
             press="white/grey (white by default), partial allowed; observers: any",
+            endings=(
+                "proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN; house "
+                "rules, section 8), passed or defeated only"
+            ),
             observers=["watcher@example.net"],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,
@@ -484,6 +492,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
             generated="",
             anonymous=True,
             press="grey, no partial (broadcasts only); observers: broadcasts only",
+            endings="by a solo only (no draws or concessions by vote)",
             observers=[],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,

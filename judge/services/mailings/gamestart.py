@@ -15,7 +15,13 @@ from judge.engine.position import Position
 from judge.presenters import and_list, format_deadline, position_report
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
+from judge.services.game_settings import (
+    endgame_text,
+    game_rules,
+    game_settings,
+    game_zone,
+    press_text,
+)
 from judge.services.mailings.common import own_zone, queue, render
 
 __all__ = ["Seat", "send_master_gamestart", "send_observers_gamestart"]
@@ -54,6 +60,7 @@ def send_master_gamestart(
         generated=and_list(made),
         anonymous=game_settings(game).anonymous,
         press=press_text(game_settings(game)),
+        endings=endgame_text(game_settings(game)),
         observers=[r.address for r in recipients(session, game, Audience.OBSERVERS, judge)],
         phase_text=position.phase.describe(),
         deadline_game=_deadline_text(judge, game),
@@ -81,6 +88,7 @@ def send_observers_gamestart(
             variant="Standard",
             rules_text=f"{game_rules(game).edition.value} rulebook",
             press=press_text(game_settings(game)),
+        endings=endgame_text(game_settings(game)),
             master_address=game.master_address,
             roster=None if roster is None else list(roster),
             phase_text=position.phase.describe(),

@@ -23,7 +23,13 @@ from judge.presenters import (
 from judge.render import RenderedMail
 from judge.services.audience import Audience, Recipient, recipient_of, recipients
 from judge.services.context import Judge
-from judge.services.game_settings import game_rules, game_settings, game_zone, press_text
+from judge.services.game_settings import (
+    endgame_text,
+    game_rules,
+    game_settings,
+    game_zone,
+    press_text,
+)
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 from judge.services.mailings.gamestart import Seat
 from judge.services.releases import Releases
@@ -54,6 +60,7 @@ def send_welcome(
         variant="Standard",
         rules_text=f"{game_rules(game).edition.value} rulebook",
         press=press_text(game_settings(game)),
+        endings=endgame_text(game_settings(game)),
         power=player.power,
         password=password,
         signon_line=signon_line(game, player.power),
