@@ -267,8 +267,8 @@ def vote(conversation: Conversation, number: int, ballot: Ballot) -> None:
     if proposal.state != ProposalState.OPEN or proposal.seq != game.seq:
         state = _CLOSED.get(ProposalState(proposal.state), "its vote closed")
         raise ServiceError(
-            f"proposal {number} is closed: {state}; its vote closed at the deadline of "
-            f"{proposal.phase}"
+            f"proposal {number} is closed: {state}; its vote closed when {proposal.phase} "
+            "was processed"
         )
     answer = ballot.value.upper()
     row = queries.proposal_ballot(session, proposal.id, player.power)

@@ -149,7 +149,7 @@ DEFEATED_BODY = """\
 To England in 'test01':
 
 Proposal 1 (a draw among Austria, England and France) was defeated. Its vote
-closed at the deadline of S1901M, and a proposal passes only when every
+closed when S1901M was processed, and a proposal passes only when every
 surviving player assents. The game goes on.
 
 On a first vote, abstaining, not voting and sending no orders all count as
@@ -292,7 +292,7 @@ GM_DECISION = """\
 To the game master of 'test01':
 
 Proposal 1 (a result: 1. France; 2. England and Russia; 4. Austria, Germany,
-Italy and Turkey) passed when its vote closed at the deadline of S1901M: all
+Italy and Turkey) passed when its vote closed, as S1901M was processed: all
 7 surviving players counted as assenting. But of the 7 players who sent
 orders for S1901M, 2 mentioned the proposal in their orders and 5 made no
 mention of it: more than half. Under house rule 8.4 you may therefore

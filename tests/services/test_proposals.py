@@ -66,8 +66,9 @@ def announcement(
         f"    VOTE {number} ABSTAIN\n"
         "A later vote replaces an earlier one. Nobody but you is told your vote.\n"
         "\n"
-        f"The vote closes at the deadline of {phase}:\n"
+        f"The vote closes when {phase} is processed: at its deadline,\n"
         f"    {deadline}\n"
+        "or earlier only if every order and every surviving player's vote is in.\n"
         f"It passes only if every surviving power assents. {silence}\n"
         "\n"
         "The result will be announced as passed or defeated only.\n"
@@ -507,10 +508,10 @@ def test_a_vote_is_confirmed_to_the_voter_alone_and_a_later_one_replaces_it(
          "'one' is not a proposal's number: write VOTE <n> YES, VOTE <n> NO or VOTE <n> "
          "ABSTAIN, <n> the proposal's number"),
         ("VOTE 2 YES",
-         "proposal 2 is closed: it was defeated; its vote closed at the deadline of S1901M"),
+         "proposal 2 is closed: it was defeated; its vote closed when S1901M was processed"),
         ("VOTE 3 NO",
          "proposal 3 is closed: it passed, and awaits the game master's decision; its vote "
-         "closed at the deadline of S1901M"),
+         "closed when S1901M was processed"),
     ],
 )  # fmt: skip
 def test_a_vote_that_cannot_be_taken_is_refused(tmp_path: Path, line: str, reason: str) -> None:
