@@ -466,6 +466,9 @@ class GameSettings:
     concessions: bool = True
     #: LIST says whether a draw vote is pending (never who voted).
     show_pending_draw: bool = False
+    #: Who voted how (njudge votes) is shown to the game master only; False: LIST shows
+    #: every standing vote to everyone.
+    secret_votes: bool = True
     #: House proposals: a proposal's result gives its counts (8.5: passed or defeated
     #: only, unless the game chooses).
     vote_counts: bool = False
@@ -526,6 +529,7 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "dias": bool,
     "concessions": bool,
     "show_pending_draw": bool,
+    "secret_votes": bool,
     "vote_counts": bool,
     "master_decision_hours": float,
 }
@@ -534,7 +538,7 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
 STORED_WHEN_SET = (
     "hold_over", "partial_press", "observer_press", "press_max_chars", "press_per_hour",
     "master_reads_press", "master_dateline", "endgame", "dias", "concessions",
-    "show_pending_draw", "vote_counts", "master_decision_hours",
+    "show_pending_draw", "secret_votes", "vote_counts", "master_decision_hours",
 )  # fmt: skip
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -683,8 +687,8 @@ _GAME_KEYS = {
     "name", "variant", "rules", "press", "timezone", "start", "options", "nmr", "anonymous",
     "deadline", "observers", "observer_password", "hold_over", "partial_press",
     "observer_press", "press_max_chars", "press_per_hour", "master_reads_press",
-    "master_dateline", "endgame", "dias", "concessions", "show_pending_draw", "vote_counts",
-    "master_decision_hours",
+    "master_dateline", "endgame", "dias", "concessions", "show_pending_draw", "secret_votes",
+    "vote_counts", "master_decision_hours",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -893,7 +897,7 @@ def _endgame_settings(game: dict[str, Any], where: str) -> dict[str, Any]:
                 f'(PROPOSE and VOTE) or "none", got {value!r}'
             )
         settings["endgame"] = Endgame(value)
-    for key in ("dias", "concessions", "show_pending_draw", "vote_counts"):
+    for key in ("dias", "concessions", "show_pending_draw", "secret_votes", "vote_counts"):
         if key in game:
             if not isinstance(game[key], bool):
                 raise ConfigError(f"{where}: [game] {key}: use true or false")

@@ -153,7 +153,7 @@ def cast_draw(
     among = "every survivor" if dias else and_list(ordered)
     said = (
         f"{power}'s vote for a draw ({among}) is recorded; it stands until SET NODRAW.  "
-        "Votes are secret: only the game master sees who voted."
+        f"{_who_sees(game)}"
     )
     return said + _end_now(session, judge, game, position, now)
 
@@ -181,7 +181,7 @@ def cast_concession(
     _store(session, game, power, VoteKind.CONCEDE, [winner], now)
     said = (
         f"{power}'s concession to {winner} is recorded; it stands until SET NOCONCEDE.  "
-        "Votes are secret: only the game master sees who voted."
+        f"{_who_sees(game)}"
     )
     return said + _end_now(session, judge, game, position, now)
 
@@ -303,10 +303,18 @@ def settle(
     return True
 
 
+def _who_sees(game: Game) -> str:
+    """Who learns a vote, as the voter's reply says it (``secret_votes``)."""
+    if game_settings(game).secret_votes:
+        return "Votes are secret: only the game master sees who voted."
+    return "Votes are open in this game: LIST shows every standing vote to everyone."
+
+
 def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[str, ...]:
     """What LIST shows of the standing votes.
 
-    The game master: every survivor's vote, in one sentence (``Votes: England: draw;
+    The game master, and everyone in a game whose votes are open (``secret_votes =
+    false``): every survivor's vote, in one sentence (``Votes: England: draw;
     Italy: concede to France``), or nothing while no survivor votes.  Anyone else: when
     the game shows a pending draw (``show_pending_draw``) and a survivor's vote for a draw
     stands, a sentence that says so, with no names and no count; otherwise nothing.  LIST
@@ -314,7 +322,7 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
     settings = game_settings(game)
     survivors = current_position(session, game).powers_alive()
     records = [r for r in _votes(session, game) if r.power in survivors]
-    if not for_master:
+    if not for_master and settings.secret_votes:
         if settings.show_pending_draw and any(r.kind == VoteKind.DRAW for r in records):
             return (
                 "A vote for a draw is pending: not every survivor has voted for the same draw yet.",
@@ -335,4 +343,5 @@ def listing_lines(session: Session, game: Game, *, for_master: bool) -> tuple[st
         note = f" ({disorder[power]}: not counted)" if power in disorder else ""
         parts.append(f"{power}: {', '.join(said)}{note}")
     # No line while nobody votes: the master's LIST stays as it was.
-    return (f"Votes (only you see them): {'; '.join(parts)}.",) if parts else ()
+    heading = "Votes (only you see them)" if settings.secret_votes else "Votes"
+    return (f"{heading}: {'; '.join(parts)}.",) if parts else ()

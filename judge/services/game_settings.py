@@ -112,6 +112,11 @@ def endgame_text(settings: GameSettings) -> str:
         draw = "draw votes (SET DRAW; every survivor is in the draw)"
     else:
         draw = "draw votes naming the powers of the draw (SET DRAW <powers>)"
-    if settings.concessions:
-        return f"{draw} and concessions (SET CONCEDE <power>)"
-    return f"{draw}; no concessions"
+    text = (
+        f"{draw} and concessions (SET CONCEDE <power>)"
+        if settings.concessions
+        else f"{draw}; no concessions"
+    )
+    if not settings.secret_votes:
+        text += "; votes shown to everyone"
+    return text

@@ -478,3 +478,16 @@ def test_set_concede_reads_to_before_the_power_as_propose_concede_does(tmp_path:
         "'SET CONCEDE France'"
     )
     assert refusals(body) == [shape, shape]
+
+
+def test_a_game_with_open_votes_shows_them_to_everyone(tmp_path: Path) -> None:
+    _app, table = new_game(tmp_path, "secret_votes = false\n")
+    body = send(table, "England", "SET DRAW\n")
+    assert (
+        "England's vote for a draw (every survivor) is recorded; it stands until SET NODRAW.  "
+        "Votes are open in this game: LIST shows every standing vote to everyone.\n"
+    ) in body
+    send(table, "Italy", "SET CONCEDE F\n")
+    public = " ".join(listing(table, "someone@example.net", "LIST test01\n").split())
+    assert "; votes shown to everyone." in public
+    assert "Votes: England: draw; Italy: concede to France." in public

@@ -61,6 +61,7 @@ _SETTINGS = st.builds(
     dias=st.booleans(),
     concessions=st.booleans(),
     show_pending_draw=st.booleans(),
+    secret_votes=st.booleans(),
     vote_counts=st.booleans(),
     master_decision_hours=st.floats(min_value=1.0, max_value=168.0),
     movement=_DEADLINES,
@@ -194,7 +195,7 @@ def test_the_endgame_keys_are_read_from_the_file(tmp_path: Path) -> None:
     text = GAME_FILE.replace(
         "[deadlines]",
         'endgame = "house"\ndias = false\nconcessions = false\nshow_pending_draw = true\n'
-        "vote_counts = true\nmaster_decision_hours = 12\n\n[deadlines]",
+        "secret_votes = false\nvote_counts = true\nmaster_decision_hours = 12\n\n[deadlines]",
     )
     settings = load_game_config(game_file(tmp_path, text)).settings
     assert (
@@ -202,9 +203,10 @@ def test_the_endgame_keys_are_read_from_the_file(tmp_path: Path) -> None:
         settings.dias,
         settings.concessions,
         settings.show_pending_draw,
+        settings.secret_votes,
         settings.vote_counts,
         settings.master_decision_hours,
-    ) == (Endgame.HOUSE, False, False, True, True, 12.0)
+    ) == (Endgame.HOUSE, False, False, True, False, True, 12.0)
     assert settings_from_json(stored(settings_to_json(settings))) == settings
 
 
