@@ -214,8 +214,7 @@ def cmd_game_start(args: argparse.Namespace) -> int:
 
 def cmd_process(args: argparse.Namespace) -> int:
     """``judge process GAME [--phase CODE]``: adjudicate the current phase now."""
-    from judge.db.models import GameStatus
-    from judge.services.endings import ended_how
+    from judge.services.endgame import not_processed_why
     from judge.services.errors import ServiceError
     from judge.services.games import find_game, process_game
 
@@ -224,8 +223,9 @@ def cmd_process(args: argparse.Namespace) -> int:
         with app.sessions() as session, session.begin():
             outcome = process_game(session, app.judge, args.game, _now(args), phase=args.phase)
             game = find_game(session, args.game)
-            if outcome is None and game is not None and game.status == GameStatus.FINISHED:
-                print(f"{args.game}: the game is over: {ended_how(game)}")
+            why = not_processed_why(session, game) if outcome is None and game else None
+            if why is not None:
+                print(f"{args.game}: {why}")
             elif outcome is None:
                 print(f"{args.game}: nothing to process")
             else:

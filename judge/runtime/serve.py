@@ -41,6 +41,7 @@ from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
 from judge.runtime.sender import SentJournal, deliver_pending
+from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
 from judge.services.games import due_games, find_game, process_game
 from judge.services.inbound import process_pending
@@ -370,6 +371,7 @@ class Server:
                 deadline = game.deadline if game is not None else None
                 outcome = process_game(session, self.app.judge, name, now, phase=phase)
                 after = _after_phase(game)
+                why = not_processed_why(session, game) if outcome is None and game else None
             if outcome is not None:
                 when = (
                     "at the deadline"
@@ -383,6 +385,8 @@ class Server:
                 # Not adjudicated: the players' votes may have ended the game (its final
                 # mail is queued), or it waits for its master (house rule 8.4); or it was
                 # a repeated call, and waking the sender and the scheduler costs little.
+                if why is not None:
+                    log.info("%s %s not processed: %s", name, phase, why)
                 self.outbox_ready.set()
                 changed = True
         if self.scheduler is not None and (

@@ -16,12 +16,21 @@ from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
-from judge.db.models import Game, PhaseRecord, Proposal, ProposalBallot, ProposalState, VoteRecord
+from judge.db.models import (
+    Game,
+    GameStatus,
+    PhaseRecord,
+    Proposal,
+    ProposalBallot,
+    ProposalState,
+    VoteRecord,
+)
 from judge.services import draw_votes, proposal_count, proposals
 from judge.services.context import Judge
+from judge.services.endings import ended_how
 from judge.services.game_settings import game_settings
 
-__all__ = ["at_deadline", "drop_votes", "held_for_votes", "listing_lines"]
+__all__ = ["at_deadline", "drop_votes", "held_for_votes", "listing_lines", "not_processed_why"]
 
 
 def at_deadline(
@@ -77,3 +86,19 @@ def drop_votes(session: Session, game: Game, power: str) -> None:
             ProposalBallot.power == power, ProposalBallot.proposal_id.in_(still_open)
         )
     )
+
+
+def not_processed_why(session: Session, game: Game) -> str | None:
+    """Why ``game``'s due phase was not adjudicated, for the keeper's log and ``judge
+    process``: the players' votes ended the game, or a passed proposal awaits the game
+    master (8.4); None when neither (nothing was due)."""
+    if game.status == GameStatus.FINISHED:
+        return f"the game is over: {ended_how(game)}"
+    if game_settings(game).endgame is Endgame.HOUSE and proposal_count.awaiting_proposal(
+        session, game
+    ):
+        return (
+            "the votes were counted; a proposal that passed awaits the game master's ACCEPT "
+            "or DECLINE (house rule 8.4), and the phase waits for it"
+        )
+    return None

@@ -16,6 +16,7 @@ from judge.db.models import Game, Observer, Player, PlayerStatus, VoteRecord
 from judge.engine import Position, standard_map
 from judge.engine.document import position_to_document
 from judge.runtime.bootstrap import App
+from judge.services.endgame import not_processed_why
 from judge.services.game_files import load_game
 from judge.services.games import current_phase, process_game, start_game
 
@@ -282,6 +283,11 @@ def test_votes_are_checked_when_the_phase_is_processed(tmp_path: Path) -> None:
     set_status(app, "Italy", PlayerStatus.ACTIVE)  # back from civil disorder, say
     with app.sessions() as session, session.begin():
         assert process_game(session, app.judge, "test01", at("2026-11-25 20:00")) is None
+        # What `judge process` and the keeper's log say of it.
+        assert not_processed_why(session, session.scalars(select(Game)).one()) == (
+            "the game is over: drawn among Austria, England, France, Germany, Italy, Russia "
+            "and Turkey"
+        )
     rows = table.new_mail()
     assert [r.kind for r in rows] == ["game_over"] * len(READERS)
     game = game_row(app)

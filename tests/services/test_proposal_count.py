@@ -25,6 +25,7 @@ from judge.db.models import (
 )
 from judge.engine.votes import Terms
 from judge.runtime.bootstrap import App
+from judge.services.endgame import not_processed_why
 from judge.services.game_files import load_game
 from judge.services.games import due_games, process_game, start_game
 from judge.services.proposal_terms import terms_to_json
@@ -351,6 +352,13 @@ def test_discretion_holds_the_phase_and_asks_the_master(tmp_path: Path) -> None:
     assert not run(app, "2026-11-26 12:00")
     assert table.new_mail() == []
     assert game_row(app).phase == "S1901M"
+    # `judge process` and the keeper's log say why the phase was not processed.
+    with app.sessions() as session:
+        held = session.scalars(select(Game)).one()
+        assert not_processed_why(session, held) == (
+            "the votes were counted; a proposal that passed awaits the game master's ACCEPT "
+            "or DECLINE (house rule 8.4), and the phase waits for it"
+        )
     # The master's PROCESS is refused meanwhile.
     table.send(GM, "SIGNON Mtest01 gm-secret\nPROCESS\n", "2026-11-26 12:00")
     assert (
