@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
@@ -96,11 +95,7 @@ def _check_concessions(game: Game, what: str) -> None:
 
 
 def _record(session: Session, game: Game, power: str, kind: VoteKind) -> VoteRecord | None:
-    return session.scalars(
-        select(VoteRecord).where(
-            VoteRecord.game_id == game.id, VoteRecord.power == power, VoteRecord.kind == kind
-        )
-    ).one_or_none()
+    return queries.vote_record(session, game.id, power, kind)
 
 
 def _store(
@@ -218,14 +213,8 @@ def _winner(record: VoteRecord) -> str:
 
 
 def _votes(session: Session, game: Game) -> list[VoteRecord]:
-    return list(
-        session.scalars(
-            select(VoteRecord)
-            .where(VoteRecord.game_id == game.id)
-            # A power's draw vote before its concession ("draw" > "concede").
-            .order_by(VoteRecord.power, VoteRecord.kind.desc())
-        )
-    )
+    # A power's draw vote before its concession.
+    return queries.votes_of(session, game.id)
 
 
 #: Why an open seat's vote does not count, as the master's LIST says it.

@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from judge.db.models import Game, GameStatus, Proposal, ProposalState
+from judge.db import queries
+from judge.db.models import Game, GameStatus
 from judge.engine.position import Position
 from judge.presenters import Ending, and_list
 from judge.services import mailings
@@ -45,14 +45,7 @@ def end_game(
     game.result = [[place, list(powers)] for place, powers in ending.places] or None
     game.updated_at = now
     set_deadline(session, game, None)
-    session.execute(
-        update(Proposal)
-        .where(
-            Proposal.game_id == game.id,
-            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
-        )
-        .values(state=ProposalState.VOID, closed_at=now)
-    )
+    queries.void_unsettled_proposals(session, game.id, now)
     mailings.send_game_over(session, judge, game, ending, position, now)
 
 
