@@ -194,7 +194,7 @@ def withdraw(session: Session, game: Game, power: str, kind: VoteKind) -> str:
             return f"{power} had no vote for a draw standing: nothing to withdraw."
         return f"{power} had no concession standing: nothing to withdraw."
     said = (
-        f"{power}'s vote for a draw ({_draw_words(game, record)}) is withdrawn."
+        f"{power}'s vote for a draw ({_draw_words(record)}) is withdrawn."
         if kind is VoteKind.DRAW
         else f"{power}'s concession to {_winner(record)} is withdrawn."
     )
@@ -203,7 +203,7 @@ def withdraw(session: Session, game: Game, power: str, kind: VoteKind) -> str:
     return said
 
 
-def _draw_words(game: Game, record: VoteRecord) -> str:
+def _draw_words(record: VoteRecord) -> str:
     """The powers a draw vote names, in words (``every survivor`` for none)."""
     return and_list(list(record.powers)) if record.powers else "every survivor"
 
