@@ -28,7 +28,7 @@ from judge.engine.position import Position
 from judge.engine.votes import concession_passes, draw_passes
 from judge.presenters import Ending, EndingKind, and_list
 from judge.services.context import Judge
-from judge.services.endings import end_game, ended_how
+from judge.services.endings import end_game, ended_how, over_refusal
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings
 from judge.services.games import current_position
@@ -61,7 +61,7 @@ def check_votes(game: Game, what: str) -> None:
     if game.status == GameStatus.FORMING:
         raise ServiceError(f"{what}: game {game.name} has not started yet: there is no vote")
     if game.status == GameStatus.FINISHED:
-        raise ServiceError(f"{what}: game {game.name} is already over ({ended_how(game)})")
+        raise ServiceError(f"{what}: {over_refusal(game)}")
 
 
 def _check_voter(game: Game, power: str, position: Position, what: str) -> list[str]:

@@ -26,7 +26,15 @@ from judge.services.errors import ServiceError
 from judge.services.games import current_position, set_deadline
 from judge.services.proposal_terms import places_text
 
-__all__ = ["TERMINATED", "end_game", "ended_how", "game_end", "result_places", "terminate_game"]
+__all__ = [
+    "TERMINATED",
+    "end_game",
+    "ended_how",
+    "game_end",
+    "over_refusal",
+    "result_places",
+    "terminate_game",
+]
 
 #: ``games.ending`` of a game its master ended.
 TERMINATED = "terminated"
@@ -56,7 +64,7 @@ def terminate_game(session: Session, judge: Judge, game: Game, now: datetime) ->
     if game.status == GameStatus.FORMING:
         raise ServiceError(f"game {game.name} has not started yet: there is nothing to end")
     if game.status == GameStatus.FINISHED:
-        raise ServiceError(f"game {game.name} is already over")
+        raise ServiceError(over_refusal(game))
     position = current_position(session, game)
     ending = Ending("terminated", position.phase.code, position.phase.describe())
     end_game(session, judge, game, ending, position, now)
@@ -109,3 +117,9 @@ def game_end(game: Game) -> str:
             "more orders are taken"
         )
     return "no more orders are taken"
+
+
+def over_refusal(game: Game) -> str:
+    """Why a finished game refuses what was sent to it (orders, BECOME, a vote, a
+    proposal, TERMINATE): one wording for every command."""
+    return f"game {game.name} is over: {game_end(game)}"
