@@ -34,8 +34,11 @@ from judge.db.models import (
     PressState,
     Proposal,
     ProposalBallot,
+    ProposalState,
     Rollback,
     SignonGuard,
+    VoteKind,
+    VoteRecord,
 )
 
 _ORDERS = cast("Table", OrderRecord.__table__)
@@ -651,3 +654,131 @@ def proposal_ballot(session: Session, proposal_id: int, power: str) -> ProposalB
             ProposalBallot.proposal_id == proposal_id, ProposalBallot.power == power
         )
     )
+
+
+def proposal_numbers(session: Session, game_id: int, limit: int) -> list[int]:
+    """The numbers of a game's first ``limit`` proposals, in order."""
+    return list(
+        session.scalars(
+            select(Proposal.number)
+            .where(Proposal.game_id == game_id)
+            .order_by(Proposal.number)
+            .limit(limit)
+        )
+    )
+
+
+def awaiting_proposal(session: Session, game_id: int) -> Proposal | None:
+    """The lowest-numbered proposal of a game that awaits its master's decision, if any."""
+    return session.scalars(
+        select(Proposal)
+        .where(Proposal.game_id == game_id, Proposal.state == ProposalState.AWAITING)
+        .order_by(Proposal.number)
+        .limit(1)
+    ).first()
+
+
+def unsettled_proposals(session: Session, game_id: int) -> list[Proposal]:
+    """A game's proposals still open to a vote or awaiting its master's decision."""
+    return list(
+        session.scalars(
+            select(Proposal).where(
+                Proposal.game_id == game_id,
+                Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
+            )
+        )
+    )
+
+
+def open_proposals_through(session: Session, game_id: int, seq: int) -> list[Proposal]:
+    """A game's proposals open to a vote put in phase ``seq`` or before, by number."""
+    return list(
+        session.scalars(
+            select(Proposal)
+            .where(
+                Proposal.game_id == game_id,
+                Proposal.state == ProposalState.OPEN,
+                Proposal.seq <= seq,
+            )
+            .order_by(Proposal.number)
+        )
+    )
+
+
+def proposal_ballots(session: Session, proposal_id: int) -> list[ProposalBallot]:
+    """Every answer given to a proposal."""
+    return list(
+        session.scalars(select(ProposalBallot).where(ProposalBallot.proposal_id == proposal_id))
+    )
+
+
+def ballot_powers(session: Session, proposal_ids: Sequence[int]) -> dict[int, set[str]]:
+    """The powers that answered each of ``proposal_ids`` (one query for them all)."""
+    found: dict[int, set[str]] = {pid: set() for pid in proposal_ids}
+    if not proposal_ids:
+        return found
+    rows = session.execute(
+        select(ProposalBallot.proposal_id, ProposalBallot.power).where(
+            ProposalBallot.proposal_id.in_(proposal_ids)
+        )
+    )
+    for proposal_id, power in rows:
+        found[proposal_id].add(power)
+    return found
+
+
+def void_unsettled_proposals(session: Session, game_id: int, now: datetime) -> None:
+    """Void a game's proposals still open or awaiting its master (the game ended, or its
+    phase was taken back): closed now, with no decision time left to run."""
+    session.execute(
+        update(Proposal)
+        .where(
+            Proposal.game_id == game_id,
+            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
+        )
+        .values(state=ProposalState.VOID, decide_by=None, closed_at=now)
+    )
+
+
+def delete_open_ballots(session: Session, game_id: int, power: str) -> None:
+    """Delete ``power``'s answers to a game's proposals still open to a vote."""
+    still_open = select(Proposal.id).where(
+        Proposal.game_id == game_id, Proposal.state == ProposalState.OPEN
+    )
+    session.execute(
+        delete(ProposalBallot).where(
+            ProposalBallot.power == power, ProposalBallot.proposal_id.in_(still_open)
+        )
+    )
+
+
+# -- the njudge's standing votes ----------------------------------------------------------
+
+
+def vote_record(session: Session, game_id: int, power: str, kind: VoteKind) -> VoteRecord | None:
+    """``power``'s standing vote of ``kind`` in a game, if any."""
+    return session.scalars(
+        select(VoteRecord).where(
+            VoteRecord.game_id == game_id, VoteRecord.power == power, VoteRecord.kind == kind
+        )
+    ).one_or_none()
+
+
+def votes_of(session: Session, game_id: int) -> list[VoteRecord]:
+    """A game's standing votes, by power; a power's draw vote before its concession."""
+    return list(
+        session.scalars(
+            select(VoteRecord)
+            .where(VoteRecord.game_id == game_id)
+            # "draw" > "concede": descending puts the draw first.
+            .order_by(VoteRecord.power, VoteRecord.kind.desc())
+        )
+    )
+
+
+def delete_votes(session: Session, game_id: int, power: str | None = None) -> None:
+    """Delete a game's standing votes: ``power``'s only, when given."""
+    statement = delete(VoteRecord).where(VoteRecord.game_id == game_id)
+    if power is not None:
+        statement = statement.where(VoteRecord.power == power)
+    session.execute(statement)

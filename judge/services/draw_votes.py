@@ -19,7 +19,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
@@ -29,7 +28,7 @@ from judge.engine.position import Position
 from judge.engine.votes import concession_passes, draw_passes
 from judge.presenters import Ending, EndingKind, and_list
 from judge.services.context import Judge
-from judge.services.endings import end_game, ended_how
+from judge.services.endings import end_game, ended_how, over_refusal
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings
 from judge.services.games import current_position
@@ -62,7 +61,7 @@ def check_votes(game: Game, what: str) -> None:
     if game.status == GameStatus.FORMING:
         raise ServiceError(f"{what}: game {game.name} has not started yet: there is no vote")
     if game.status == GameStatus.FINISHED:
-        raise ServiceError(f"{what}: game {game.name} is already over ({ended_how(game)})")
+        raise ServiceError(f"{what}: {over_refusal(game)}")
 
 
 def _check_voter(game: Game, power: str, position: Position, what: str) -> list[str]:
@@ -96,11 +95,7 @@ def _check_concessions(game: Game, what: str) -> None:
 
 
 def _record(session: Session, game: Game, power: str, kind: VoteKind) -> VoteRecord | None:
-    return session.scalars(
-        select(VoteRecord).where(
-            VoteRecord.game_id == game.id, VoteRecord.power == power, VoteRecord.kind == kind
-        )
-    ).one_or_none()
+    return queries.vote_record(session, game.id, power, kind)
 
 
 def _store(
@@ -199,7 +194,7 @@ def withdraw(session: Session, game: Game, power: str, kind: VoteKind) -> str:
             return f"{power} had no vote for a draw standing: nothing to withdraw."
         return f"{power} had no concession standing: nothing to withdraw."
     said = (
-        f"{power}'s vote for a draw ({_draw_words(game, record)}) is withdrawn."
+        f"{power}'s vote for a draw ({_draw_words(record)}) is withdrawn."
         if kind is VoteKind.DRAW
         else f"{power}'s concession to {_winner(record)} is withdrawn."
     )
@@ -208,7 +203,7 @@ def withdraw(session: Session, game: Game, power: str, kind: VoteKind) -> str:
     return said
 
 
-def _draw_words(game: Game, record: VoteRecord) -> str:
+def _draw_words(record: VoteRecord) -> str:
     """The powers a draw vote names, in words (``every survivor`` for none)."""
     return and_list(list(record.powers)) if record.powers else "every survivor"
 
@@ -218,14 +213,8 @@ def _winner(record: VoteRecord) -> str:
 
 
 def _votes(session: Session, game: Game) -> list[VoteRecord]:
-    return list(
-        session.scalars(
-            select(VoteRecord)
-            .where(VoteRecord.game_id == game.id)
-            # A power's draw vote before its concession ("draw" > "concede").
-            .order_by(VoteRecord.power, VoteRecord.kind.desc())
-        )
-    )
+    # A power's draw vote before its concession.
+    return queries.votes_of(session, game.id)
 
 
 #: Why an open seat's vote does not count, as the master's LIST says it.

@@ -12,19 +12,11 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
-from judge.db.models import (
-    Game,
-    GameStatus,
-    PhaseRecord,
-    Proposal,
-    ProposalBallot,
-    ProposalState,
-    VoteRecord,
-)
+from judge.db import queries
+from judge.db.models import Game, GameStatus, PhaseRecord
 from judge.services import draw_votes, proposal_count, proposals
 from judge.services.context import Judge
 from judge.services.endings import ended_how
@@ -75,17 +67,8 @@ def drop_votes(session: Session, game: Game, power: str) -> None:
     """Delete ``power``'s standing votes (SET DRAW, SET CONCEDE) and its ballots on the
     proposals still open: its seat is taken over, and the new player never cast them
     (nor can see them: they are secret), as the previous player's orders are dropped."""
-    session.execute(
-        delete(VoteRecord).where(VoteRecord.game_id == game.id, VoteRecord.power == power)
-    )
-    still_open = select(Proposal.id).where(
-        Proposal.game_id == game.id, Proposal.state == ProposalState.OPEN
-    )
-    session.execute(
-        delete(ProposalBallot).where(
-            ProposalBallot.power == power, ProposalBallot.proposal_id.in_(still_open)
-        )
-    )
+    queries.delete_votes(session, game.id, power)
+    queries.delete_open_ballots(session, game.id, power)
 
 
 def not_processed_why(session: Session, game: Game) -> str | None:

@@ -14,10 +14,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import update
 from sqlalchemy.orm import Session
 
-from judge.db.models import Game, GameStatus, Proposal, ProposalState
+from judge.db import queries
+from judge.db.models import Game, GameStatus
 from judge.engine.position import Position
 from judge.presenters import Ending, and_list
 from judge.services import mailings
@@ -26,7 +26,15 @@ from judge.services.errors import ServiceError
 from judge.services.games import current_position, set_deadline
 from judge.services.proposal_terms import places_text
 
-__all__ = ["TERMINATED", "end_game", "ended_how", "game_end", "result_places", "terminate_game"]
+__all__ = [
+    "TERMINATED",
+    "end_game",
+    "ended_how",
+    "game_end",
+    "over_refusal",
+    "result_places",
+    "terminate_game",
+]
 
 #: ``games.ending`` of a game its master ended.
 TERMINATED = "terminated"
@@ -45,14 +53,7 @@ def end_game(
     game.result = [[place, list(powers)] for place, powers in ending.places] or None
     game.updated_at = now
     set_deadline(session, game, None)
-    session.execute(
-        update(Proposal)
-        .where(
-            Proposal.game_id == game.id,
-            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
-        )
-        .values(state=ProposalState.VOID, closed_at=now)
-    )
+    queries.void_unsettled_proposals(session, game.id, now)
     mailings.send_game_over(session, judge, game, ending, position, now)
 
 
@@ -63,7 +64,7 @@ def terminate_game(session: Session, judge: Judge, game: Game, now: datetime) ->
     if game.status == GameStatus.FORMING:
         raise ServiceError(f"game {game.name} has not started yet: there is nothing to end")
     if game.status == GameStatus.FINISHED:
-        raise ServiceError(f"game {game.name} is already over")
+        raise ServiceError(over_refusal(game))
     position = current_position(session, game)
     ending = Ending("terminated", position.phase.code, position.phase.describe())
     end_game(session, judge, game, ending, position, now)
@@ -116,3 +117,9 @@ def game_end(game: Game) -> str:
             "more orders are taken"
         )
     return "no more orders are taken"
+
+
+def over_refusal(game: Game) -> str:
+    """Why a finished game refuses what was sent to it (orders, BECOME, a vote, a
+    proposal, TERMINATE): one wording for every command."""
+    return f"game {game.name} is over: {game_end(game)}"

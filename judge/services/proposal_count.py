@@ -21,7 +21,6 @@ from __future__ import annotations
 from dataclasses import asdict
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
@@ -32,7 +31,6 @@ from judge.db.models import (
     PhaseRecord,
     PlayerStatus,
     Proposal,
-    ProposalBallot,
     ProposalState,
 )
 from judge.engine.board import standard_map
@@ -66,12 +64,7 @@ __all__ = [
 def awaiting_proposal(session: Session, game: Game) -> Proposal | None:
     """The proposal of ``game`` that waits for its master's decision (8.4), if any (one
     at most: the game is held while one waits)."""
-    return session.scalars(
-        select(Proposal)
-        .where(Proposal.game_id == game.id, Proposal.state == ProposalState.AWAITING)
-        .order_by(Proposal.number)
-        .limit(1)
-    ).first()
+    return queries.awaiting_proposal(session, game.id)
 
 
 def holds_early_processing(session: Session, game: Game) -> bool:
@@ -80,12 +73,7 @@ def holds_early_processing(session: Session, game: Game) -> bool:
     yet been answered by every surviving player who can vote (not in civil disorder).
     Its vote closes at the deadline (8.1): early processing must not close it on players
     who have sent their orders and not yet their vote."""
-    proposals = session.scalars(
-        select(Proposal).where(
-            Proposal.game_id == game.id,
-            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
-        )
-    ).all()
+    proposals = queries.unsettled_proposals(session, game.id)
     if any(p.state == ProposalState.AWAITING for p in proposals):
         return True
     open_now = [p for p in proposals if p.seq == game.seq]
@@ -97,7 +85,8 @@ def holds_early_processing(session: Session, game: Game) -> bool:
         for player in queries.players_of(session, game.id)
         if player.power in survivors and player.status == PlayerStatus.ACTIVE
     }
-    return any(not voters <= set(_ballots(session, p)) for p in open_now)
+    answered = queries.ballot_powers(session, [p.id for p in open_now])
+    return any(not voters <= answered[p.id] for p in open_now)
 
 
 def stored_tally(proposal: Proposal) -> Tally | None:
@@ -121,17 +110,7 @@ def settle(session: Session, judge: Judge, game: Game, record: PhaseRecord, now:
         # 8.4 is the master's discretion to decline; silence is not declining.
         _end_on(session, judge, game, waiting, now)
         return True
-    proposals = list(
-        session.scalars(
-            select(Proposal)
-            .where(
-                Proposal.game_id == game.id,
-                Proposal.state == ProposalState.OPEN,
-                Proposal.seq <= game.seq,
-            )
-            .order_by(Proposal.number)
-        )
-    )
+    proposals = queries.open_proposals_through(session, game.id, game.seq)
     if not proposals:
         return False
     position = position_from_document(record.position, standard_map())
@@ -190,7 +169,7 @@ def _electorate(
 
 
 def _ballots(session: Session, proposal: Proposal) -> dict[str, Ballot]:
-    rows = session.scalars(select(ProposalBallot).where(ProposalBallot.proposal_id == proposal.id))
+    rows = queries.proposal_ballots(session, proposal.id)
     return {row.power: Ballot(row.ballot) for row in rows}
 
 
@@ -218,14 +197,7 @@ def decide(session: Session, game: Game, number: int, word: str) -> Proposal:
         )
     proposal = queries.proposal_by_number(session, game.id, number)
     if proposal is None:
-        numbers = list(
-            session.scalars(
-                select(Proposal.number)
-                .where(Proposal.game_id == game.id)
-                .order_by(Proposal.number)
-                .limit(10)
-            )
-        )
+        numbers = queries.proposal_numbers(session, game.id, limit=10)
         known = f"its proposals: {', '.join(map(str, numbers))}" if numbers else "it has none"
         raise ServiceError(f"{word} {number}: game {game.name} has no proposal {number} ({known})")
     if proposal.state != ProposalState.AWAITING or game.status == GameStatus.FINISHED:

@@ -33,6 +33,7 @@ from judge.engine.phases import Phase
 from judge.engine.votes import Ballot, Terms, is_repeat, terms_error
 from judge.presenters import format_deadline
 from judge.services.blocks import give_back, unended_reason
+from judge.services.endings import over_refusal
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
 from judge.services.mailings.proposals import ProposalNews, Silence, send_proposal
@@ -94,7 +95,7 @@ def _house_game(game: Game) -> None:
             "concessions by vote"
         )
     if game.status == GameStatus.FINISHED:
-        raise ServiceError(f"game {game.name} is over")
+        raise ServiceError(over_refusal(game))
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED) or game.phase is None:
         raise ServiceError(f"game {game.name} has not started yet: there is nothing to end")
 

@@ -22,7 +22,6 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, update
 from sqlalchemy.orm import Session
 
 from judge.db import queries
@@ -34,10 +33,7 @@ from judge.db.models import (
     PhaseRecord,
     Player,
     PlayerStatus,
-    Proposal,
-    ProposalState,
     Rollback,
-    VoteRecord,
 )
 from judge.engine.board import standard_map
 from judge.engine.document import position_from_document
@@ -187,21 +183,14 @@ def roll_back(
         if game.ending in _AGREED:
             # The votes that ended it would end it again at the next vote or processing:
             # the players vote again, if they still agree.
-            session.execute(delete(VoteRecord).where(VoteRecord.game_id == game.id))
+            queries.delete_votes(session, game.id)
         game.status = GameStatus.ACTIVE
         game.winner = None
         game.ending = None
         game.result = None
     # A proposal still open, or awaiting the master (8.4), belongs to a phase undone: its
     # vote is void, and its decide-by time must end nothing.
-    session.execute(
-        update(Proposal)
-        .where(
-            Proposal.game_id == game.id,
-            Proposal.state.in_((ProposalState.OPEN, ProposalState.AWAITING)),
-        )
-        .values(state=ProposalState.VOID, decide_by=None, closed_at=now)
-    )
+    queries.void_unsettled_proposals(session, game.id, now)
     game.seq = target.seq
     game.phase = target.phase
     game.updated_at = now

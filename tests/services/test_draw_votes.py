@@ -161,8 +161,8 @@ def test_a_dias_draw_passes_on_the_last_vote(tmp_path: Path) -> None:
     # A vote after the end is refused.
     body = send(table, "Austria", "SET NODRAW\n", "2026-11-24 12:00")
     assert refusals(body) == [
-        "SET NODRAW: game test01 is already over (drawn among Austria, England, France, "
-        "Germany, Italy, Russia and Turkey)"
+        "SET NODRAW: game test01 is over: it ended in a draw among Austria, England, France, "
+        "Germany, Italy, Russia and Turkey, and no more orders are taken"
     ]
 
 

@@ -334,7 +334,8 @@ def test_terminate_ends_the_game_and_tells_every_reader(game: tuple[App, Table])
     # Over: a second TERMINATE, orders and BECOME are refused, each with its reason.
     table.send(GM, f"{SIGNON_GM}TERMINATE\nBECOME France\n", "2026-11-24 09:05")
     assert reply(table).endswith(
-        "> TERMINATE\nGame test01 is already over.\n\n"
+        "> TERMINATE\n"
+        "Game test01 is over: the game master ended it, and no more orders are taken.\n\n"
         "> BECOME France\n"
         "Game test01 is over: the game master ended it, and no more orders are taken.\n\n"
         "TESTJUDGE\n"

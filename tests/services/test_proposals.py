@@ -383,7 +383,8 @@ def test_a_proposal_in_a_game_that_is_over_is_refused(tmp_path: Path) -> None:
         session.scalars(select(Game)).one().status = GameStatus.FINISHED
     table.send("gm@example.org", f"{MASTER}PROPOSE DRAW A E F\n", WHEN)
     [reply] = table.new_mail()
-    assert "> PROPOSE DRAW A E F\nGame test01 is over.\n" in reply.body, reply.body
+    refused = "> PROPOSE DRAW A E F\nGame test01 is over: no more orders are taken.\n"
+    assert refused in reply.body, reply.body
     assert proposals(app) == []
 
 

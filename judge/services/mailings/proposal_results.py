@@ -74,7 +74,8 @@ def send_proposal_awaiting(
     master may decline it by then (``all/proposal_awaiting.txt.j2``)."""
     shown = game_settings(game).vote_counts
     sent = counted.yes + counted.no + counted.abstain + counted.silent
-    for reader in recipients(session, game, Audience.MASTER, judge):
+    masters = recipients(session, game, Audience.MASTER, judge)
+    for reader in masters:
         mail = render(
             judge, "gm/proposal_decision.txt.j2", game,
             **_common(game, proposal),
@@ -86,9 +87,9 @@ def send_proposal_awaiting(
             **_decide_by(judge, game, reader, proposal.decide_by),
         )  # fmt: skip
         queue(session, judge, game, reader, mail, "proposal", now)
-    masters = {r.address for r in recipients(session, game, Audience.MASTER, judge)}
+    master_addresses = {r.address for r in masters}
     for reader in recipients(session, game, Audience.EVERYONE, judge):
-        if reader.power is None and not reader.observer and reader.address in masters:
+        if reader.power is None and not reader.observer and reader.address in master_addresses:
             continue  # the master has its own mail
         mail = render(
             judge, "all/proposal_awaiting.txt.j2", game,
