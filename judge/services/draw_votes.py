@@ -150,7 +150,8 @@ def cast_draw(
         f"{power}'s vote for a draw ({among}) is recorded; it stands until SET NODRAW.  "
         f"{_who_sees(game)}"
     )
-    return said + _end_now(session, judge, game, position, now)
+    ended = _end_now(session, judge, game, position, now)
+    return f"{power}'s vote for a draw ({among}) is recorded.{ended}" if ended else said
 
 
 def cast_concession(
@@ -178,7 +179,8 @@ def cast_concession(
         f"{power}'s concession to {winner} is recorded; it stands until SET NOCONCEDE.  "
         f"{_who_sees(game)}"
     )
-    return said + _end_now(session, judge, game, position, now)
+    ended = _end_now(session, judge, game, position, now)
+    return f"{power}'s concession to {winner} is recorded.{ended}" if ended else said
 
 
 def withdraw(session: Session, game: Game, power: str, kind: VoteKind) -> str:

@@ -132,8 +132,8 @@ def test_a_dias_draw_passes_on_the_last_vote(tmp_path: Path) -> None:
     )
     assert rows[-1].body == (
         "Game test01 is over.\n\n"
-        "Turkey's vote for a draw (every survivor) is recorded; it stands until SET NODRAW.  "
-        f"{SECRET}  With it the vote passed: game test01 is over, drawn among Austria, "
+        "Turkey's vote for a draw (every survivor) is recorded."
+        "  With it the vote passed: game test01 is over, drawn among Austria, "
         "England, France, Germany, Italy, Russia and Turkey.  Every player and observer gets "
         "the final mail.\n\n"
         "TESTJUDGE\n"
@@ -313,7 +313,7 @@ def test_a_concession_passes_when_every_other_survivor_concedes(tmp_path: Path) 
     assert rows[0].subject == "Diplomacy game test01 is over: conceded to France"
     assert rows[-1].body == (
         "Game test01 is over.\n\n"
-        f"Turkey's concession to France is recorded; it stands until SET NOCONCEDE.  {SECRET}"
+        "Turkey's concession to France is recorded."
         "  With it the vote passed: game test01 is over, conceded to France.  Every player "
         "and observer gets the final mail.\n\n"
         "TESTJUDGE\n"

@@ -79,8 +79,9 @@ def announcement(
 
 FIRST = "Not voting, abstaining or\nmissing orders counts as dissent (8.2)."
 REPEAT = (
-    "The same terms were\ndefeated last season: not voting or abstaining counts as assent (8.2),\n"
-    "whether or not you voted on them then."
+    "The same terms were\n"
+    "defeated last season: not voting, abstaining or sending no orders at all\n"
+    "counts as assent (8.2), whether or not you voted on them then."
 )
 ASSENT = (
     "The game master declares\nABSTAIN = ASSENT: abstaining or sending orders without a vote "

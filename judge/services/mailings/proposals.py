@@ -23,7 +23,8 @@ class Silence(enum.Enum):
 
     #: 8.2, a first vote: not voting, abstaining or missing orders dissent.
     FIRST = "first"
-    #: 8.2, the same terms defeated the season before: not voting or abstaining assent.
+    #: 8.2, the same terms defeated the season before: not voting, abstaining or sending
+    #: no orders assent.
     REPEAT = "repeat"
     #: 8.3, the master's ABSTAIN = ASSENT: abstaining or orders without a vote assent; no
     #: orders at all still dissent.
