@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand, Malformed
 from judge.db.models import GameStatus, PlayerStatus
-from judge.services.endings import game_end
+from judge.services.endings import over_refusal
 from judge.services.errors import ServiceError
 from judge.services.signons import SignOn
 
@@ -58,7 +58,7 @@ class Become(MailCommand):
                 f"game {game.name} has not started yet: there are no orders to enter"
             )
         if game.status == GameStatus.FINISHED:
-            raise ServiceError(f"game {game.name} is over: {game_end(game)}")
+            raise ServiceError(over_refusal(game))
         player = conversation.seat(game, power)
         if player is None:
             raise ServiceError(f"nobody plays {power} in {game.name}: there is no seat to act for")

@@ -9,7 +9,7 @@ from judge.db.models import GameStatus
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_orders
 from judge.services.disorder import back_from_disorder
-from judge.services.endings import game_end
+from judge.services.endings import over_refusal
 from judge.services.errors import ServiceError
 from judge.services.order_intake import looks_like_order, take_order
 
@@ -60,7 +60,7 @@ class Orders(MailCommand):
         if game.status == GameStatus.FORMING:
             raise ServiceError(f"game {game.name} has not started yet")
         if game.status == GameStatus.FINISHED:
-            raise ServiceError(f"game {game.name} is over: {game_end(game)}")
+            raise ServiceError(over_refusal(game))
         position = conversation.position(game)
         kind = position.phase.kind
         pieces = parse_orders(line, board, kind)

@@ -153,6 +153,13 @@ def read_terms(text: str) -> tuple[Terms, bool]:
     raise Malformed(f"{words[0]!r} is not a kind of proposal: {SHAPE}")
 
 
+#: Ranks written as words, refused with the shape of a rank rather than as unknown powers.
+_ORDINALS = frozenset(
+    ("FIRST", "SECOND", "THIRD", "FOURTH", "FIFTH", "SIXTH", "SEVENTH", "LAST", "ONE", "TWO",
+     "THREE", "FOUR", "FIVE", "SIX", "SEVEN")
+)  # fmt: skip
+
+
 def _ranks(words: Sequence[str]) -> list[tuple[str, int]]:
     """``F 1, E 2, A 2`` (or ``F 1 EA 2``): each power before the rank it gets."""
     ranks: list[tuple[str, int]] = []
@@ -164,6 +171,12 @@ def _ranks(words: Sequence[str]) -> list[tuple[str, int]]:
                 raise Malformed(f"RESULT: the rank {rank} follows no power: {SHAPE}")
             ranks += [(power, int(rank)) for power in _powers(pending, "RESULT")]
             pending = []
+        elif any(c.isdigit() for c in rank) or rank.upper() in _ORDINALS:
+            # No power's name has a digit in it: a rank written some other way.
+            raise Malformed(
+                f"RESULT: {rank!r} is not a rank: a rank is a whole number from 1 to 99 after "
+                "the powers it ranks, RESULT F 1, E 2, A 2"
+            )
         else:
             pending.append(word)
     if pending:

@@ -148,7 +148,7 @@ def cast_draw(
     among = "every survivor" if dias else and_list(ordered)
     said = (
         f"{power}'s vote for a draw ({among}) is recorded; it stands until SET NODRAW.  "
-        f"{_who_sees(game)}"
+        f"{_who_sees(game)}{_uncounted(session, game, power)}"
     )
     ended = _end_now(session, judge, game, position, now)
     return f"{power}'s vote for a draw ({among}) is recorded.{ended}" if ended else said
@@ -177,7 +177,7 @@ def cast_concession(
     _store(session, game, power, VoteKind.CONCEDE, [winner], now)
     said = (
         f"{power}'s concession to {winner} is recorded; it stands until SET NOCONCEDE.  "
-        f"{_who_sees(game)}"
+        f"{_who_sees(game)}{_uncounted(session, game, power)}"
     )
     ended = _end_now(session, judge, game, position, now)
     return f"{power}'s concession to {winner} is recorded.{ended}" if ended else said
@@ -235,6 +235,20 @@ def _disorder(session: Session, game: Game) -> dict[str, str]:
         for player in queries.players_of(session, game.id)
         if player.status in _OPEN_SEAT
     }
+
+
+def _uncounted(session: Session, game: Game, power: str) -> str:
+    """What the voter must know when its vote will not count yet: its power is in civil
+    disorder (it counts again once the player sends orders); else nothing."""
+    why = _disorder(session, game).get(power)
+    if why is None:
+        return ""
+    if why == _OPEN_SEAT[PlayerStatus.CIVIL_DISORDER]:
+        return (
+            f"  {power} is in civil disorder: its votes do not count until orders are sent "
+            "for it again."
+        )
+    return f"  {power}'s seat is open ({why}): its votes do not count while it is."
 
 
 def _passing(session: Session, game: Game, position: Position) -> Ending | None:

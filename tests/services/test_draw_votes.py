@@ -497,3 +497,14 @@ def test_a_game_with_open_votes_shows_them_to_everyone(tmp_path: Path) -> None:
     public = " ".join(listing(table, "someone@example.net", "LIST test01\n").split())
     assert "; votes shown to everyone." in public
     assert "Votes: England: draw; Italy: concede to France." in public
+
+
+def test_a_vote_from_civil_disorder_is_told_it_does_not_count_yet(tmp_path: Path) -> None:
+    app, table = new_game(tmp_path)
+    set_status(app, "Italy", PlayerStatus.CIVIL_DISORDER)
+    body = send(table, "Italy", "SET DRAW\n")
+    assert (
+        f"Italy's vote for a draw (every survivor) is recorded; it stands until SET NODRAW.  "
+        f"{SECRET}  Italy is in civil disorder: its votes do not count until orders are sent "
+        "for it again.\n"
+    ) in body

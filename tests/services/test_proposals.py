@@ -333,6 +333,15 @@ def test_the_same_terms_are_a_repeat_only_in_the_season_after_their_defeat(
          "CONCEDE names one power, the one the game is conceded to: CONCEDE F"),
         ("PROPOSE RESULT F 1, E",
          "RESULT: E has no rank after it: give each power its rank, RESULT F 1, E 2, A 2"),
+        ("PROPOSE RESULT F first, E 2",
+         "RESULT: 'first' is not a rank: a rank is a whole number from 1 to 99 after the "
+         "powers it ranks, RESULT F 1, E 2, A 2"),
+        ("PROPOSE RESULT F 1, E -1",
+         "RESULT: '-1' is not a rank: a rank is a whole number from 1 to 99 after the "
+         "powers it ranks, RESULT F 1, E 2, A 2"),
+        ("PROPOSE RESULT F 1, E 100",
+         "RESULT: '100' is not a rank: a rank is a whole number from 1 to 99 after the "
+         "powers it ranks, RESULT F 1, E 2, A 2"),
         ("PROPOSE DRAW F",
          "a draw needs two powers or more: to end the game with France alone, propose a "
          "concession; nothing was put"),
