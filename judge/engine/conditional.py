@@ -225,9 +225,11 @@ class _Parser:
         text = " ".join(words)
         location = self.map.find_location(text)
         if location is None:
+            # Two conditions side by side read as one long place name: say how to join them.
+            join = "; join two conditions with AND or OR" if len(words) > 1 else ""
             raise ValueError(
                 f"{text!r} is not a place on the map; expected a unit such as 'A Mun' or"
-                " 'German F Kie', or a centre such as 'Bel OWNED'"
+                f" 'German F Kie', or a centre such as 'Bel OWNED'{join}"
             )
         return UnitPresent(power, unit_type, location)
 
