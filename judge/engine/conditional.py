@@ -386,7 +386,8 @@ condition=CentreOwned(centre='bel', power=None), items=('F Bre-Mao',)),), otherw
         line = raw.strip()
         if not line:
             continue
-        first, _, rest = line.partition(" ")
+        first, *tail = line.split(None, 1)  # any whitespace after the keyword (a tab too)
+        rest = tail[0] if tail else ""
         keyword = first.lower()
         if keyword == "if":
             if len(stack) >= MAX_DEPTH:
@@ -397,7 +398,8 @@ condition=CentreOwned(centre='bel', power=None), items=('F Bre-Mao',)),), otherw
             if not stack:
                 raise ValueError(f"line {number}: {line!r} without IF")
             block = stack[-1]
-            second, _, more = rest.strip().partition(" ")
+            second, *after = rest.split(None, 1) or [""]
+            more = after[0] if after else ""
             if block.otherwise is not None:
                 raise ValueError(
                     f"line {number}: {line!r} after the ELSE of the IF on line {block.line}"

@@ -299,6 +299,11 @@ def test_choose_takes_the_first_branch_that_holds_nested() -> None:
     assert choose(items, empty) == ["A Ber-Sil", "A Mun H"]
 
 
+def test_keywords_may_be_followed_by_a_tab() -> None:
+    items = _blocks("IF\tA Bur\nA Bur H\nELSE\tIF\tF Kie\nF Kie H\nENDIF")
+    assert choose(items, POS) == ["F Kie H"]
+
+
 def test_no_branch_holds_and_no_else_gives_nothing() -> None:
     items = _blocks("IF A Bur\nA Bur-Par\nELSE IF F Ber\nF Ber-Kie\nENDIF\nA Mun H")
     assert choose(items, POS) == ["A Mun H"]
