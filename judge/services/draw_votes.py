@@ -16,14 +16,14 @@ every vote, and nobody else is told who voted (:func:`listing_lines`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy.orm import Session
 
 from judge.config import Endgame
 from judge.db import queries
-from judge.db.models import Game, GameStatus, PlayerStatus, VoteKind, VoteRecord
+from judge.db.models import Game, GameStatus, Player, PlayerStatus, VoteKind, VoteRecord
 from judge.engine.position import Position
 from judge.engine.votes import concession_passes, draw_passes
 from judge.presenters import Ending, EndingKind, and_list
@@ -38,6 +38,7 @@ __all__ = [
     "cast_draw",
     "check_votes",
     "listing_lines",
+    "open_seats",
     "settle",
     "withdraw",
 ]
@@ -226,15 +227,21 @@ _OPEN_SEAT = {
 }
 
 
-def _disorder(session: Session, game: Game) -> dict[str, str]:
+def open_seats(players: Iterable[Player]) -> dict[str, str]:
     """The powers whose seat is open (in civil disorder, or its player resigned), whose
-    votes never count, each with why (a resigned player's vote must not decide a game
-    it left, as one in civil disorder does not)."""
+    votes and ballots never count, each with why (a resigned player's vote must not
+    decide a game it left, as one in civil disorder does not).  The one rule of who may
+    not decide a game, for the njudge's votes and the house proposals alike."""
     return {
         player.power: _OPEN_SEAT[PlayerStatus(player.status)]
-        for player in queries.players_of(session, game.id)
+        for player in players
         if player.status in _OPEN_SEAT
     }
+
+
+def _disorder(session: Session, game: Game) -> dict[str, str]:
+    """:func:`open_seats` of ``game``'s players."""
+    return open_seats(queries.players_of(session, game.id))
 
 
 def _uncounted(session: Session, game: Game, power: str) -> str:

@@ -29,7 +29,6 @@ from judge.db.models import (
     Game,
     GameStatus,
     PhaseRecord,
-    PlayerStatus,
     Proposal,
     ProposalState,
 )
@@ -39,6 +38,7 @@ from judge.engine.position import Position
 from judge.engine.votes import Ballot, Tally, tally
 from judge.services import mailings
 from judge.services.context import Judge
+from judge.services.draw_votes import open_seats
 from judge.services.endings import end_game
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_rules, game_settings
@@ -80,11 +80,9 @@ def holds_early_processing(session: Session, game: Game) -> bool:
     if not open_now:
         return False
     survivors = set(current_position(session, game).powers_alive())
-    voters = {
-        player.power
-        for player in queries.players_of(session, game.id)
-        if player.power in survivors and player.status == PlayerStatus.ACTIVE
-    }
+    players = queries.players_of(session, game.id)
+    closed = open_seats(players)
+    voters = {p.power for p in players if p.power in survivors and p.power not in closed}
     answered = queries.ballot_powers(session, [p.id for p in open_now])
     return any(not voters <= answered[p.id] for p in open_now)
 
@@ -160,9 +158,7 @@ def _electorate(
     survivors = position.powers_alive()
     players = queries.players_of(session, game.id)
     # An open seat (civil disorder, or its player resigned): its ballot never counts.
-    disorder = {
-        p.power for p in players if p.status in (PlayerStatus.CIVIL_DISORDER, PlayerStatus.RESIGNED)
-    }
+    disorder = set(open_seats(players))
     orders = orders_for_phase(session, game)
     missed = no_moves_received(position, game_rules(game), orders, survivors)
     return survivors, set(survivors) - missed, disorder
