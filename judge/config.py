@@ -377,6 +377,17 @@ class Endgame(enum.StrEnum):
     NONE = "none"
 
 
+class Year(enum.StrEnum):
+    """How a game's year is played."""
+
+    #: Movement, retreat and adjustment phases, each with its own deadline (the default).
+    STANDARD = "standard"
+    #: House rule 3.1: two deadlines a year, Spring and Autumn; each season's orders carry
+    #: the retreats and (Autumn) the builds or removals, conditional if need be, and the
+    #: judge plays the season's moves, retreats and adjustments at its one deadline.
+    TWO_SEASON = "two-season"
+
+
 class Nmr(enum.StrEnum):
     """What happens at the end of grace while orders are missing."""
 
@@ -475,6 +486,8 @@ class GameSettings:
     #: House rule 8.4: how long the game master has to ACCEPT or DECLINE a proposal that
     #: passed while more than half of the players who sent orders made no mention of it.
     master_decision_hours: float = 24.0
+    #: Three phases a year (the njudge's) or two seasons (house rule 3.1).
+    year: Year = Year.STANDARD
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
@@ -532,13 +545,14 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "secret_votes": bool,
     "vote_counts": bool,
     "master_decision_hours": float,
+    "year": Year,
 }
 #: The settings stored only while they differ from their defaults, so that a record of a
 #: game that never set them reads as older judges wrote it.
 STORED_WHEN_SET = (
     "hold_over", "partial_press", "observer_press", "press_max_chars", "press_per_hour",
     "master_reads_press", "master_dateline", "endgame", "dias", "concessions",
-    "show_pending_draw", "secret_votes", "vote_counts", "master_decision_hours",
+    "show_pending_draw", "secret_votes", "vote_counts", "master_decision_hours", "year",
 )  # fmt: skip
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -688,7 +702,7 @@ _GAME_KEYS = {
     "deadline", "observers", "observer_password", "hold_over", "partial_press",
     "observer_press", "press_max_chars", "press_per_hour", "master_reads_press",
     "master_dateline", "endgame", "dias", "concessions", "show_pending_draw", "secret_votes",
-    "vote_counts", "master_decision_hours",
+    "vote_counts", "master_decision_hours", "year",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -788,6 +802,14 @@ def load_game_config(path: Path) -> GameConfig:
         settings["hold_over"] = game["hold_over"]
     settings.update(_press_settings(game, where))
     settings.update(_endgame_settings(game, where))
+    if "year" in game:
+        year = game["year"]
+        if year not in tuple(Year):
+            raise ConfigError(
+                f'{where}: [game] year: use "standard" (movement, retreats and adjustments, '
+                f'each with its deadline) or "two-season" (house rule 3.1), got {year!r}'
+            )
+        settings["year"] = Year(year)
 
     table = data.get("deadlines", {})
     if not isinstance(table, dict):
@@ -981,6 +1003,10 @@ def _rules(game: dict[str, Any], where: str) -> Rules:
             ) from None
     if "victory_centres" in checked and not 1 <= checked["victory_centres"] <= 34:
         raise ConfigError(f"{where}: [game.options] victory_centres: must be between 1 and 34")
+    if game.get("year") == Year.TWO_SEASON and "civil_disorder" not in checked:
+        # House rule 3.5 is the two-season year's rule for removals not ordered; a file
+        # may still name the edition's.
+        checked["civil_disorder"] = CivilDisorder.HOUSE
     return Rules(**checked)
 
 

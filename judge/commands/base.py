@@ -100,7 +100,7 @@ class Block:
     njudge allows (``END PHASE``); ``next_ends`` whether the command's next line (one of
     its shape) ends the block too (``PHASE``); ``stray`` the error for a line that is
     one of ``ends`` alone with no block open, when that word is no command of its own
-    (``{end}`` in it is that word).  A
+    (``{end}`` in it is that word); ``nests`` see below.  A
     ``SIGNOFF`` ends every block, and the message; with no end line the block runs to the
     end of the message.
     """
@@ -109,6 +109,10 @@ class Block:
     spellings: tuple[str, ...] = ()
     next_ends: bool = False
     stray: str | None = None
+    #: Blocks of the same command nest (``IF`` ... ``IF`` ... ``ENDIF`` ... ``ENDIF``): a
+    #: line starting with the command's name opens an inner block, kept in the body with
+    #: its end line, and only the end line of the outermost block ends it.
+    nests: bool = False
 
 
 @dataclass(frozen=True)

@@ -111,13 +111,26 @@ def _block(
     body: list[str] = []
     end: str | None = None
     index = start + 1
+    # How many inner blocks are open (a block that nests); counted, never recursed into.
+    depth = 0
+    opener = tuple(owner.name.split())
     while index < len(items):
         line = registry.line(items[index], index + 1)
         keys = line.keys if line is not None else ()
         if len(keys) == 1 and keys[0] in block.ends:
+            if depth:
+                depth -= 1
+                body.append(items[index])
+                index += 1
+                continue
             end = keys[0]
             index += 1
             break
+        if block.nests and tuple(keys[: len(opener)]) == opener:
+            depth += 1
+            body.append(items[index])
+            index += 1
+            continue
         found = registry.find(keys) if line is not None else None
         if found is not None and found[0].ends_message and len(keys) == found[1]:
             end = found[0].name

@@ -692,3 +692,29 @@ class ProposalBallot(Base):
             f"ProposalBallot(proposal_id={self.proposal_id!r}, power={self.power!r}, "
             f"ballot={self.ballot!r})"
         )
+
+
+class FutureOrder(Base):
+    """Orders a player sent ahead for a later phase (``PHASE F1902M`` ... ), or, in a
+    two-season game, the retreats and adjustments of the season being played: one order
+    line, or one conditional block (``IF`` ... ``ENDIF``) as its lines.  Checked for
+    syntax when received; resolved against the position and checked for legality when
+    their phase begins, then retired (``active`` False), as ``CLEAR`` in a PHASE block
+    retires them too."""
+
+    __tablename__ = "future_orders"
+    __table_args__ = (Index(None, "game_id", "phase", "active"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id", ondelete="CASCADE"))
+    #: The phase code the orders are for ("F1902M", "S1901R", "W1901A").
+    phase: Mapped[str] = mapped_column(String)
+    #: The line as written, or the lines of one IF block from its IF to its ENDIF.
+    lines: Mapped[list[str]] = mapped_column(JSONDocument)
+    active: Mapped[bool] = mapped_column(default=True)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id", ondelete="SET NULL"))
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"FutureOrder(game_id={self.game_id!r}, phase={self.phase!r}, lines={self.lines!r})"

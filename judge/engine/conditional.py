@@ -360,9 +360,26 @@ def _condition_of(rest: str, number: int, line: str, game_map: Map) -> tuple[str
         raise ValueError(f"line {number}: {line!r}: {error}") from None
 
 
+def _keyword(line: str) -> tuple[str, str]:
+    """The line's block keyword (``if``, ``else``, ``endif``, or its first word in lower
+    case) and the rest of the line; ``ELSEIF``/``ELSIF`` are ``else`` with ``if`` ahead of
+    the rest, ``END IF`` is ``endif``."""
+    first, *tail = line.split(None, 1)  # any whitespace after the keyword (a tab too)
+    rest = tail[0] if tail else ""
+    keyword = first.lower()
+    if keyword in ("elseif", "elsif"):
+        return "else", f"if {rest}"
+    if keyword == "end":
+        second, *after = rest.split(None, 1) or [""]
+        if second.lower() == "if":
+            return "endif", after[0] if after else ""
+    return keyword, rest
+
+
 def parse_blocks(lines: Iterable[str], game_map: Map) -> list[Item]:
-    """Read ``IF`` / ``ELSE IF`` / ``ELSE`` / ``ENDIF`` blocks (any case, nestable) out of
-    ``lines``; every other non-blank line is an order line, kept as written (stripped).
+    """Read ``IF`` / ``ELSE IF`` / ``ELSE`` / ``ENDIF`` blocks (any case, nestable; also
+    spelt ``ELSEIF``, ``ELSIF`` and ``END IF``) out of ``lines``; every other non-blank
+    line is an order line, kept as written (stripped).
 
     Errors raise ``ValueError`` naming the line (counted from 1): an ``ELSE``, ``ELSE IF``
     or ``ENDIF`` without its ``IF``, an ``ELSE IF`` after the ``ELSE``, a second ``ELSE``,
@@ -386,9 +403,7 @@ condition=CentreOwned(centre='bel', power=None), items=('F Bre-Mao',)),), otherw
         line = raw.strip()
         if not line:
             continue
-        first, *tail = line.split(None, 1)  # any whitespace after the keyword (a tab too)
-        rest = tail[0] if tail else ""
-        keyword = first.lower()
+        keyword, rest = _keyword(line)
         if keyword == "if":
             if len(stack) >= MAX_DEPTH:
                 raise ValueError(f"line {number}: IF blocks nest more than {MAX_DEPTH} deep")
@@ -453,4 +468,57 @@ def choose(items: Sequence[Item], position: Position) -> list[str]:
         else:
             if item.otherwise is not None:
                 out.extend(choose(item.otherwise, position))
+    return out
+
+
+def taken(block: IfBlock, position: Position) -> int | None:
+    """Which branch of ``block`` ``position`` takes: the index of the first branch whose
+    condition holds, ``len(block.branches)`` for the ``ELSE``, ``None`` for none."""
+    for index, branch in enumerate(block.branches):
+        if holds(branch.condition, position):
+            return index
+    return len(block.branches) if block.otherwise is not None else None
+
+
+#: What :func:`outline` writes after the line of the branch taken.
+TAKEN = "  <- taken"
+#: What :func:`outline` writes after the ENDIF of a block that took no branch.
+NONE_TAKEN = "  <- no branch taken"
+
+
+def outline(items: Sequence[Item], position: Position | None = None, indent: str = "") -> list[str]:
+    """``items`` written out again, one line each, each level of blocks indented by two
+    spaces; with ``position``, the branch each block takes there is marked (:data:`TAKEN`,
+    :data:`NONE_TAKEN`), and the blocks inside a branch not taken are not decided.
+
+    >>> from judge.engine.board import standard_map
+    >>> from judge.engine.position import Position
+    >>> m = standard_map()
+    >>> items = parse_blocks(["IF NOT A Mun", "A Ber-Mun", "ELSE", "A Mun-Ruh", "ENDIF"], m)
+    >>> print("\\n".join(outline(items, Position.initial(m))))
+    IF NOT A Mun
+      A Ber-Mun
+    ELSE  <- taken
+      A Mun-Ruh
+    ENDIF
+    """
+    out: list[str] = []
+    for item in items:
+        if isinstance(item, str):
+            out.append(indent + item)
+            continue
+        chosen = None if position is None else taken(item, position)
+        inner = indent + "  "
+        for index, branch in enumerate(item.branches):
+            word = "IF" if index == 0 else "ELSE IF"
+            mark = TAKEN if chosen == index else ""
+            out.append(f"{indent}{word} {branch.text}{mark}")
+            out.extend(outline(branch.items, position if chosen == index else None, inner))
+        if item.otherwise is not None:
+            mark = TAKEN if chosen == len(item.branches) else ""
+            out.append(f"{indent}ELSE{mark}")
+            chosen_else = chosen == len(item.branches)
+            out.extend(outline(item.otherwise, position if chosen_else else None, inner))
+        none = position is not None and chosen is None
+        out.append(f"{indent}ENDIF{NONE_TAKEN if none else ''}")
     return out

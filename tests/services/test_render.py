@@ -189,6 +189,7 @@ def results_context() -> dict[str, object]:
         "winner": None,
         "releases": [],
         "notices": [],
+        "yours": [],
     }
 
 
@@ -227,6 +228,7 @@ def test_results_end_of_game(renderer: Renderer) -> None:
         winner="Germany",
         releases=[],
         notices=[],
+        yours=[],
     )
     assert mail.body.endswith(
         "The game 'winter01' is over: Germany has won. Thank you for playing.\n"

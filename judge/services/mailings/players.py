@@ -3,7 +3,7 @@ late notices, and the news of a seat (a sign-on lock, a new password, a replacem
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -87,15 +87,19 @@ def send_results(
     outcome: Adjudication,
     now: datetime,
     releases: Releases | None = None,
+    private: Mapping[int, Sequence[str]] | None = None,
 ) -> None:
     """The results of ``phase`` (``all/results.txt.j2``) to everyone in the game: the
     ``report``, the press ``releases`` published with it, then the next phase and its
     deadline (the game's, as it now stands), or the end of the game.  The sender of a
-    release withheld is told in their own copy; everyone else's copy is one rendering."""
+    release withheld is told in their own copy; so is each player given lines in
+    ``private`` (by ``Player.id``: what became of the orders they sent ahead), written as
+    given; everyone else's copy is one rendering."""
     releases = releases or Releases()
+    private = private or {}
     nxt = outcome.position.phase
 
-    def rendered(notices: list[str]) -> RenderedMail:
+    def rendered(notices: list[str], yours: Sequence[str] = ()) -> RenderedMail:
         return render(
             judge, "all/results.txt.j2", game,
             variant="Standard",
@@ -103,6 +107,7 @@ def send_results(
             report=report,
             releases=list(releases.published),
             notices=notices,
+            yours=list(yours),
             next_phase_text=None if outcome.winner else next_phase_text(nxt),
             deadline_game=(
                 format_deadline(game.deadline, game_zone(game, judge)) if game.deadline else None
@@ -113,7 +118,9 @@ def send_results(
     mail = rendered([])
     for reader in recipients(session, game, Audience.EVERYONE, judge):
         notices = releases.notices_for(reader)
-        queue(session, judge, game, reader, rendered(notices) if notices else mail, "results", now)
+        yours = private.get(reader.player_id, ()) if reader.player_id is not None else ()
+        own = rendered(notices, yours) if notices or yours else mail
+        queue(session, judge, game, reader, own, "results", now)
 
 
 # -- deadlines ------------------------------------------------------------------------
