@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
 
-__all__ = ["add", "clear", "due", "pending", "retire"]
+__all__ = ["add", "clear", "due", "pending", "pending_in_game", "retire"]
 
 
 def add(
@@ -91,3 +91,15 @@ def retire(session: Session, game: Game, phases: Sequence[str]) -> None:
             .where(FutureOrder.game_id == game.id, FutureOrder.phase.in_(list(phases)))
             .values(active=False)
         )
+
+
+def pending_in_game(session: Session, game: Game) -> list[FutureOrder]:
+    """Every player's pending rows of every phase of ``game``, oldest first: what a phase
+    beginning looks through for its own rows and for those of phases now past."""
+    return list(
+        session.scalars(
+            select(FutureOrder)
+            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True))
+            .order_by(FutureOrder.id)
+        )
+    )

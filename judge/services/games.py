@@ -18,18 +18,14 @@ from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import standard_map
-from judge.engine.document import (
-    adjudication_to_document,
-    position_from_document,
-    position_to_document,
-)
+from judge.engine.document import position_from_document, position_to_document
 from judge.engine.notation import parse_order
 from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
-from judge.presenters import Ending, format_deadline, results_report
-from judge.services import mailings, releases
+from judge.presenters import Ending, format_deadline
+from judge.services import ahead, mailings, releases, seasons
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -160,9 +156,9 @@ def adjudicate_current(
     session: Session, game: Game, record: PhaseRecord
 ) -> tuple[Position, dict[str, list[str]], Rules, Adjudication]:
     """The game's current phase (``record``) adjudicated with the orders as they stand,
-    storing nothing: its position, each power's orders, the game's rules and the outcome.
-    What PROCESS stores (:func:`process_game`) and PREVIEW shows
-    (:mod:`judge.services.preview`)."""
+    storing nothing: its position, each power's orders, the game's rules and the outcome,
+    as PREVIEW shows it (:mod:`judge.services.preview`; PROCESS plays a two-season game's
+    whole season, :func:`judge.services.seasons.play`)."""
     position = position_from_document(record.position, standard_map())
     orders = orders_for_phase(session, game)
     rules = game_rules(game)
@@ -194,16 +190,16 @@ def process_game(
     if at_deadline(session, judge, game, record, now):
         # Ended by agreement (its final mail queued), or waiting for the master (8.4).
         return None
-    position, orders, rules, outcome = adjudicate_current(session, game, record)
-    report = results_report(game.name, game.seq, outcome)
+    position = position_from_document(record.position, standard_map())
+    orders = orders_for_phase(session, game)
+    rules = game_rules(game)
+    # The phase, or in a two-season game the whole season (house rule 3.1).
+    played = seasons.play(session, game, record.seq, position, orders, rules)
+    outcome, report = played.outcome, played.report
     players = queries.players_of(session, game.id)
     # The report is kept with the results so HISTORY prints exactly what players got;
     # the seats as they stood, so that a ROLLBACK can put back what processing changes.
-    record.results = {
-        **adjudication_to_document(outcome),
-        "report": report,
-        "seats": seat_states(players),
-    }
+    record.results = {**played.document, "report": report, "seats": seat_states(players)}
     record.processed_at = now
 
     active = [p.power for p in players if p.status == PlayerStatus.ACTIVE]
@@ -245,9 +241,16 @@ def process_game(
             deadline=game.deadline,
         )
     )
+    # The orders sent ahead for the phase now beginning become its first orders; each
+    # player who sent some is told what became of them in their copy of the results.
+    private = played.private
+    if outcome.winner is None:
+        ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
     # The press releases held for these results, decided against them (house rule 10.1).
-    published = releases.publish(session, game, record.seq, outcome)
-    mailings.send_results(session, judge, game, position.phase, report, outcome, now, published)
+    published = releases.publish(session, game, record.seq, played.first)
+    mailings.send_results(
+        session, judge, game, position.phase, report, outcome, now, published, private
+    )
     # After the results, which show what the missed phase did: the power itself, the
     # master and everyone else following the game are told (house rules 4.3-4.4).
     for player in fallen:
