@@ -28,7 +28,7 @@ from judge.services import future_orders
 from judge.services.order_intake import take_order
 from judge.services.unit_of_work import UnitOfWork, write_changes
 
-__all__ = ["APPLIED", "begin_phase", "phase_name"]
+__all__ = ["APPLIED", "begin_phase", "phase_name", "tell"]
 
 #: The seats whose orders sent ahead are applied: a player in civil disorder still
 #: gave them (a seat left open by a resignation did not give them to its next holder).
@@ -80,19 +80,21 @@ def begin_phase(
             items = [row.lines for row in own]
             if code != phase.code:
                 why = "did not happen" if code in missed else "is past"
-                told.setdefault(player_id, []).extend(
-                    _unused(Phase.parse(code), items, position, why)
-                )
+                lines = _unused(Phase.parse(code), items, position, why)
             elif player.status not in APPLIED:
-                told.setdefault(player_id, []).extend(
-                    _unused(phase, items, position, "began with your seat open")
-                )
+                lines = _unused(phase, items, position, "began with your seat open")
             else:
                 lines = _apply(session, work, game, player, position, rules, own, now)
-                told.setdefault(player_id, []).extend(lines)
+            tell(told, player_id, lines)
     write_changes(session, work)
     future_orders.retire(session, game, sorted(rows))
     return told
+
+
+def tell(told: dict[int, list[str]], player_id: int, lines: Sequence[str]) -> None:
+    """Add ``lines`` to what ``player_id`` is told, a blank line from what is there."""
+    said = told.setdefault(player_id, [])
+    said.extend(["", *lines] if said else lines)
 
 
 def _phase_of(row: FutureOrder) -> Phase:
@@ -152,7 +154,7 @@ def _apply(
             items: list[Item] = parse_blocks(row.lines, position.map)
         except ValueError as err:
             shown.extend(_written(row.lines, position))
-            became.append(f"  refused: {err}")
+            became.append(f"  refused, the whole block: {err}")
             continue
         shown.extend(outline(items, position, "  "))
         for text in choose(items, position):

@@ -23,7 +23,7 @@ from judge.engine.rules import Rules
 from judge.engine.seasons import adjudicate_season
 from judge.presenters import results_report
 from judge.services import future_orders
-from judge.services.ahead import APPLIED, phase_name
+from judge.services.ahead import APPLIED, phase_name, tell
 from judge.services.game_settings import game_settings
 
 __all__ = ["Played", "play", "season_phases"]
@@ -99,8 +99,10 @@ def _season(
                 items = parse_blocks(row.lines, position.map)
             except ValueError as err:
                 # Checked when received: only a changed judge could fail here.
-                private.setdefault(player.id, []).append(
-                    f"Your orders for {phase_name(phase)} were not used: {err}"
+                tell(
+                    private,
+                    player.id,
+                    [f"Your orders for {phase_name(phase)} were not used: {err}"],
                 )
                 continue
             ahead.setdefault(kind, {}).setdefault(player.power, []).extend(items)
@@ -109,7 +111,7 @@ def _season(
     by_power = {p.power: p.id for p in players.values()}
     for power, notes in season.notes.items():
         if notes and power in by_power:
-            private.setdefault(by_power[power], []).extend(notes)
+            tell(private, by_power[power], notes)
     moves = season.steps[0]
     report = "\n\n".join(results_report(game.name, seq, step) for step in season.steps)
     document = {
