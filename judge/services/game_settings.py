@@ -17,6 +17,7 @@ from judge.config import (
     GameSettings,
     ObserverPress,
     Press,
+    Year,
     rules_from_dict,
     settings_from_json,
 )
@@ -33,6 +34,7 @@ __all__ = [
     "phase_deadline",
     "player_zone",
     "press_text",
+    "year_text",
 ]
 
 
@@ -120,3 +122,16 @@ def endgame_text(settings: GameSettings) -> str:
     if not settings.secret_votes:
         text += "; votes shown to everyone"
     return text
+
+
+def year_text(settings: GameSettings) -> str | None:
+    """How the game's year is played, in a line, as LIST and the game-start mails show
+    it; ``None`` for the standard year (movement, retreats and adjustments, each at its
+    own deadline), which they do not mention."""
+    if settings.year is Year.STANDARD:
+        return None
+    return (
+        "two seasons (house rule 3.1): one deadline each Spring and Autumn; a season's "
+        "retreats (RETREATS) and, in Autumn, the year's builds and removals (BUILDS) are "
+        "sent with its moves"
+    )

@@ -28,6 +28,7 @@ from judge.services.game_settings import (
     game_settings,
     game_zone,
     press_text,
+    year_text,
 )
 from judge.services.games import current_position, phase_orders
 
@@ -150,6 +151,8 @@ class GameListing:
     observer_count: int
     observers: tuple[str, ...]
     for_master: bool
+    #: How the year is played, when it is not the standard year (two seasons, 3.1).
+    year: str | None = None
 
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -188,6 +191,7 @@ def game_listing(
         edition=rules.edition.value,
         press=press_text(settings),
         endgame=endgame_text(settings),
+        year=year_text(settings),
         endgame_lines=(
             endgame.listing_lines(session, game, for_master=for_master) if running else ()
         ),

@@ -16,6 +16,7 @@ import jinja2
 import pytest
 from support import DATA
 
+from judge.config import GameSettings, Year
 from judge.engine import Phase, Position, adjudicate, standard_map
 from judge.engine.votes import Tally
 from judge.presenters import (
@@ -31,6 +32,7 @@ from judge.presenters import (
     units_report,
 )
 from judge.render import TEMPLATE_DIR, RenderedMail, Renderer, reply_subject
+from judge.services.game_settings import year_text
 from judge.services.listings import GameListing, ScheduleLine, SeatLine
 from judge.services.mailings import FinalSeat, MasterCopy, Seat
 from judge.services.releases import Published
@@ -58,6 +60,10 @@ def renderer() -> Renderer:
     return Renderer()
 
 
+#: How LIST and the game-start mails name the two-season year (house rule 3.1).
+TWO_SEASON = year_text(GameSettings(year=Year.TWO_SEASON))
+
+
 def gamestart_context(**changes: object) -> dict[str, object]:
     context: dict[str, object] = {
         "judge_name": "USDP",
@@ -70,6 +76,7 @@ def gamestart_context(**changes: object) -> dict[str, object]:
             "draw votes (SET DRAW; every survivor is in the draw) and concessions "
             "(SET CONCEDE <power>)"
         ),
+        "year": None,
         "power": "England",
         "password": "k3ttle-drum",
         "signon_line": "SIGNON Ewinter01 k3ttle-drum",
@@ -410,7 +417,11 @@ SAMPLES: dict[str, dict[str, Context]] = {
         "confirm_errors.txt": confirm_context,
         "confirm_wait.txt": lambda: confirm_context(wait=True, complete=True),
     },
-    "player/gamestart.txt.j2": {"gamestart.txt": gamestart_context},
+    "player/gamestart.txt.j2": {
+        "gamestart.txt": gamestart_context,
+        # The two-season year (house rule 3.1) is named; the standard year is not.
+        "gamestart_two_season.txt": lambda: gamestart_context(year=TWO_SEASON),
+    },
     "player/late.txt.j2": {
         "late_player.txt": notices_context,
         "late_player_waiting.txt": lambda: notices_context(process_game=None, process_player=None),
@@ -485,6 +496,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
                 "proposals put to a vote (PROPOSE, then VOTE <n> YES, NO or ABSTAIN; house "
                 "rules, section 8), passed or defeated only"
             ),
+            year=None,
             observers=["watcher@example.net"],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,
@@ -495,6 +507,18 @@ SAMPLES: dict[str, dict[str, Context]] = {
             anonymous=True,
             press="grey, no partial (broadcasts only); observers: broadcasts only",
             endings="by a solo only (no draws or concessions by vote)",
+            year=None,
+            observers=[],
+            phase_text="Movement for Spring of 1901",
+            deadline_game=IN_LONDON,
+        ),
+        "gm_gamestart_two_season.txt": sample(
+            roster=ROSTER,
+            generated="",
+            anonymous=False,
+            press="white/grey (white by default), partial allowed; observers: any",
+            endings="by a solo only (no draws or concessions by vote)",
+            year=TWO_SEASON,
             observers=[],
             phase_text="Movement for Spring of 1901",
             deadline_game=IN_LONDON,
@@ -508,6 +532,11 @@ SAMPLES: dict[str, dict[str, Context]] = {
         },
         "observer_gamestart_anonymous.txt": lambda: {
             **gamestart_context(roster=None, master_address=None),
+            "deadline_observer": None,
+            "signon_line": "OBSERVE winter01",
+        },
+        "observer_gamestart_two_season.txt": lambda: {
+            **gamestart_context(year=TWO_SEASON),
             "deadline_observer": None,
             "signon_line": "OBSERVE winter01",
         },
@@ -604,6 +633,11 @@ SAMPLES: dict[str, dict[str, Context]] = {
                 ended="ended by the game master with no winner",
                 anonymous=True,
             ),
+        },
+        "listing_two_season.txt": lambda: {
+            "judge_name": "USDP",
+            "game_name": "winter01",
+            "listing": dataclasses.replace(LISTING, year=TWO_SEASON),
         },
     },
     # Civil disorder and missing orders (issue 13).

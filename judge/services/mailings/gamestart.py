@@ -21,6 +21,7 @@ from judge.services.game_settings import (
     game_settings,
     game_zone,
     press_text,
+    year_text,
 )
 from judge.services.mailings.common import own_zone, queue, render
 
@@ -61,6 +62,7 @@ def send_master_gamestart(
         anonymous=game_settings(game).anonymous,
         press=press_text(game_settings(game)),
         endings=endgame_text(game_settings(game)),
+        year=year_text(game_settings(game)),
         observers=[r.address for r in recipients(session, game, Audience.OBSERVERS, judge)],
         phase_text=position.phase.describe(),
         deadline_game=_deadline_text(judge, game),
@@ -89,6 +91,7 @@ def send_observers_gamestart(
             rules_text=f"{game_rules(game).edition.value} rulebook",
             press=press_text(game_settings(game)),
         endings=endgame_text(game_settings(game)),
+        year=year_text(game_settings(game)),
             master_address=game.master_address,
             roster=None if roster is None else list(roster),
             phase_text=position.phase.describe(),

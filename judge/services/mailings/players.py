@@ -29,6 +29,7 @@ from judge.services.game_settings import (
     game_settings,
     game_zone,
     press_text,
+    year_text,
 )
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 from judge.services.mailings.gamestart import Seat
@@ -61,6 +62,7 @@ def send_welcome(
         rules_text=f"{game_rules(game).edition.value} rulebook",
         press=press_text(game_settings(game)),
         endings=endgame_text(game_settings(game)),
+        year=year_text(game_settings(game)),
         power=player.power,
         password=password,
         signon_line=signon_line(game, player.power),
