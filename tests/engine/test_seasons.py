@@ -465,3 +465,42 @@ def test_ahead_holds_retreats_and_adjustments_only() -> None:
         adjudicate_season(SPRING, {}, {PhaseKind.MOVEMENT: {"France": blocks("A Bur H")}})
     with pytest.raises(ValueError, match="'Narnia' is not a power"):
         adjudicate_season(SPRING, {}, {RETREAT: {"Narnia": blocks("A Bur H")}})
+
+
+def test_lines_that_are_no_orders_or_name_another_powers_unit_are_refused_one_by_one() -> None:
+    ahead = {
+        RETREAT: {
+            "Germany": blocks("A Mun-Xyz, A Kie-Den", "A Mun-Boh"),
+            "France": blocks("A Mun-Sil"),
+        }
+    }
+    out = adjudicate_season(SPRING, SPRING_MOVES, ahead, HOUSE)
+    assert [r[:3] for r in refusals(out.steps[1])] == [
+        ("Germany", "A Mun-Xyz", "SYNTAX"),
+        ("France", "A Mun-Sil", "NYU"),
+    ]
+    assert step_results(out.steps[1]) == [("Germany", "A mun-boh", True, False)]
+    germany, france = out.notes["Germany"], out.notes["France"]
+    assert germany[-3:] == (
+        "Refused: 'A Mun-Xyz': 'Xyz' is not a province name on this map",
+        "Not used: A Kie-Den: the army in Kiel was not dislodged",
+        "Taken: A Mun-Boh",
+    )
+    assert france[-1] == f"Refused: {refusals(out.steps[1])[1][3]}"
+
+
+def test_when_the_game_is_won_the_adjustments_are_not_played() -> None:
+    # France reaches five centres (Munich and Belgium) at the end of the Autumn.
+    rules = Rules(civil_disorder=CivilDisorder.HOUSE, victory_centres=5)
+    ahead = {
+        RETREAT: {"Germany": blocks("A Mun-Boh")},
+        ADJUSTMENT: {"France": blocks("Build A Par")},
+    }
+    out = adjudicate_season(AUTUMN, AUTUMN_MOVES, ahead, rules)
+    assert played(out) == ["F1901M", "F1901R"]
+    assert out.winner == "France"
+    assert out.notes["France"] == (
+        "Builds and removals of Winter 1901 (W1901A):",
+        "  Build A Par",
+        "Not used: the game was won by France",
+    )
