@@ -101,7 +101,7 @@ def adjudicate_season(
         raise ValueError(
             f"a season starts with its moves; {position.phase.code} is not a movement phase"
         )
-    given: dict[PhaseKind, dict[str, Sequence[Item]]] = {}
+    given: dict[PhaseKind, dict[str, list[Item]]] = {}
     for kind, by_power in ahead.items():
         if kind not in AHEAD_KINDS:
             raise ValueError(f"ahead holds retreats and adjustments only, not {kind.word}")
@@ -109,7 +109,8 @@ def adjudicate_season(
             power = game_map.find_power(power_text)
             if power is None:
                 raise ValueError(f"ahead[{kind.word}]: {power_text!r} is not a power")
-            given.setdefault(kind, {})[power] = items
+            # One power under two spellings: its items in the order given.
+            given.setdefault(kind, {}).setdefault(power, []).extend(items)
 
     first = adjudicate(position, orders, rules)
     steps = [first]

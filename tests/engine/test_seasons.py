@@ -504,3 +504,10 @@ def test_when_the_game_is_won_the_adjustments_are_not_played() -> None:
         "  Build A Par",
         "Not used: the game was won by France",
     )
+
+
+def test_a_power_named_twice_keeps_all_its_lines_in_order() -> None:
+    ahead = {RETREAT: {"germany": blocks("A Kie-Den"), "Germany": blocks("A Mun-Boh")}}
+    out = adjudicate_season(SPRING, SPRING_MOVES, ahead, HOUSE)
+    assert step_results(out.steps[1]) == [("Germany", "A mun-boh", True, False)]
+    assert out.notes["Germany"][1:3] == ("  A Kie-Den", "  A Mun-Boh")
