@@ -94,6 +94,16 @@ def adjudicate_season(
     then one line per order piece: ``Taken: ...``, ``Not used: <order>: <why>``,
     ``Refused: <engine message>``, and a ``House rule 3.4: ...`` line before a removal it
     rewrote.  A phase not played gets its header, the orders and one ``Not used: <why>``.
+
+    >>> from judge.engine.board import standard_map
+    >>> from judge.engine.conditional import parse_blocks
+    >>> m = standard_map()
+    >>> ahead = {PhaseKind.RETREAT: {"Germany": parse_blocks(["A Mun-Boh"], m)}}
+    >>> out = adjudicate_season(Position.initial(m), {"France": ["A Par-Bur"]}, ahead)
+    >>> [step.before.phase.code for step in out.steps], out.position.phase.code
+    (['S1901M'], 'F1901M')
+    >>> out.notes["Germany"][-1]
+    'Not used: no unit had a retreat to make this season'
     """
     rules = rules or Rules()
     game_map = position.map
