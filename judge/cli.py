@@ -61,7 +61,8 @@ def cmd_datc(args: argparse.Namespace) -> int:
 
 
 def cmd_adjudicate(args: argparse.Namespace) -> int:
-    """``judge adjudicate``: a JSON position and orders in, the next position out."""
+    """``judge adjudicate``: a JSON position and orders in, the next position out (or,
+    for a two-season season's document, every phase of the season; docs/adjudicate.md)."""
     from judge.engine.document import DocumentError, adjudicate_document
     from judge.engine.rules import Rules
 
@@ -356,7 +357,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     datc.set_defaults(func=cmd_datc)
 
-    adj = sub.add_parser("adjudicate", help="adjudicate a JSON document read from stdin")
+    adj = sub.add_parser(
+        "adjudicate", help="adjudicate a JSON document read from stdin (a phase, or a season)"
+    )
     adj.add_argument("--rules", choices=["2023", "2000"], default="2023")
     adj.add_argument("--jsonl", action="store_true", help="one document per line in and out")
     adj.set_defaults(func=cmd_adjudicate)

@@ -8,6 +8,15 @@ The input document (see ``docs/adjudicate.md``)::
      "centers": {"England": ["LON", "LVP", "EDI"], ...},
      "orders": {"England": ["F LON-NTH", ...], ...}}
 
+A season of the two-season year (house rules 3.1-3.5) adds the orders given ahead, with
+IF ... ENDIF blocks, to a movement phase's document; either key (or ``"season": true``)
+makes the document a season's::
+
+     "retreats": {"Germany": ["IF French A Mun", "A Mun-Boh", "ENDIF"]},
+     "adjustments": {"France": ["Build A Par"]},
+     "retreat_priority": true,          # house rule 3.2 (default false)
+     "civil_disorder": "house"          # or "edition"; a season's default is "house"
+
 Powers may be written in any case, provinces by any alias; the output uses the canonical
 power names and canonical abbreviations in upper case.
 """
@@ -15,15 +24,18 @@ power names and canonical abbreviations in upper case.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import Map, standard_map
+from judge.engine.conditional import Item, parse_blocks
 from judge.engine.legality import retreat_locations
-from judge.engine.phases import Phase
+from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Dislodged, Position
 from judge.engine.results import OrderResult
-from judge.engine.rules import Rules
+from judge.engine.rules import CivilDisorder, Rules
+from judge.engine.seasons import SeasonOutcome, adjudicate_season
 from judge.engine.units import Unit, UnitType
 
 
@@ -185,10 +197,20 @@ def adjudication_to_document(out: Adjudication) -> dict[str, Any]:
     return doc
 
 
-def adjudicate_document(doc: Mapping[str, Any], rules: Rules | None = None) -> dict[str, Any]:
-    """Adjudicate an input document and return the output document."""
-    game_map = standard_map()
-    position = position_from_document(doc, game_map)
+#: The keys of a season's orders given ahead, and the phase kind each is for.
+SEASON_KEYS = (("retreats", PhaseKind.RETREAT), ("adjustments", PhaseKind.ADJUSTMENT))
+
+
+def is_season_document(doc: Mapping[str, Any]) -> bool:
+    """Whether ``doc`` asks for a whole season of the two-season year: it has
+    ``retreats`` or ``adjustments``, or ``"season": true``."""
+    season = doc.get("season", False)
+    if not isinstance(season, bool):
+        raise DocumentError(f"'season' must be true or false, got {season!r}")
+    return season or any(key in doc for key, _kind in SEASON_KEYS)
+
+
+def _orders(doc: Mapping[str, Any], game_map: Map) -> list[tuple[str | None, str]]:
     orders: list[tuple[str | None, str]] = []
     for power_text, items in _mapping(doc, "orders").items():
         power = _power(game_map, power_text, f"orders.{power_text}")
@@ -196,4 +218,81 @@ def adjudicate_document(doc: Mapping[str, Any], rules: Rules | None = None) -> d
             if not isinstance(item, str):
                 raise DocumentError(f"orders.{power_text}: orders are strings, got {item!r}")
             orders.append((power, item))
-    return adjudication_to_document(adjudicate(position, orders, rules))
+    return orders
+
+
+def _ahead(doc: Mapping[str, Any], game_map: Map) -> dict[PhaseKind, dict[str, list[Item]]]:
+    """The orders given ahead under ``retreats`` and ``adjustments``, blocks read."""
+    ahead: dict[PhaseKind, dict[str, list[Item]]] = {}
+    for key, kind in SEASON_KEYS:
+        for power_text, items in _mapping(doc, key).items():
+            where = f"{key}.{power_text}"
+            power = _power(game_map, power_text, where)
+            lines = _list(items, where)
+            for line in lines:
+                if not isinstance(line, str):
+                    raise DocumentError(f"{where}: order lines are strings, got {line!r}")
+            try:
+                read = parse_blocks(lines, game_map)
+            except ValueError as err:
+                raise DocumentError(f"{where}: {err}") from None
+            ahead.setdefault(kind, {}).setdefault(power, []).extend(read)
+    return ahead
+
+
+def _rules(doc: Mapping[str, Any], rules: Rules | None, season: bool) -> Rules:
+    """``rules`` with the document's ``retreat_priority`` and ``civil_disorder``; a
+    season's removals default to house rule 3.5, as a two-season game's do."""
+    rules = rules or Rules()
+    priority = doc.get("retreat_priority", rules.retreat_priority)
+    if not isinstance(priority, bool):
+        raise DocumentError(f"'retreat_priority' must be true or false, got {priority!r}")
+    written = doc.get("civil_disorder")
+    if written is None:
+        disorder = CivilDisorder.HOUSE if season else rules.civil_disorder
+    else:
+        choices = [c.value for c in CivilDisorder]
+        if written not in choices:
+            raise DocumentError(
+                f"'civil_disorder' must be one of {', '.join(map(repr, choices))}, got {written!r}"
+            )
+        disorder = CivilDisorder(written)
+    return replace(rules, retreat_priority=priority, civil_disorder=disorder)
+
+
+def season_to_document(outcome: SeasonOutcome) -> dict[str, Any]:
+    """The output document of a season: the position it leaves, each phase played
+    (``steps``: ``phase``, ``results``, ``rejected``, ``destroyed``, ``skipped``), the
+    notes for each power that gave orders ahead, and the winner."""
+    doc = position_to_document(outcome.position)
+    steps = []
+    for step in outcome.steps:
+        full = adjudication_to_document(step)
+        steps.append(
+            {
+                "phase": step.before.phase.code,
+                **{key: full[key] for key in ("results", "rejected", "destroyed", "skipped")},
+            }
+        )
+    doc["steps"] = steps
+    doc["notes"] = {power: list(lines) for power, lines in outcome.notes.items()}
+    doc["winner"] = outcome.winner
+    return doc
+
+
+def adjudicate_document(doc: Mapping[str, Any], rules: Rules | None = None) -> dict[str, Any]:
+    """Adjudicate an input document and return the output document: one phase, or a
+    whole season when :func:`is_season_document` says so."""
+    game_map = standard_map()
+    position = position_from_document(doc, game_map)
+    orders = _orders(doc, game_map)
+    season = is_season_document(doc)
+    rules = _rules(doc, rules, season)
+    if not season:
+        return adjudication_to_document(adjudicate(position, orders, rules))
+    if position.phase.kind is not PhaseKind.MOVEMENT:
+        raise DocumentError(
+            f"'phase': a season starts with its moves; {position.phase.code} is not a"
+            " movement phase"
+        )
+    return season_to_document(adjudicate_season(position, orders, _ahead(doc, game_map), rules))

@@ -140,6 +140,40 @@ def test_adjudicate_reads_a_unit_alone_as_the_mail_judge_does() -> None:
     ]
 
 
+def _json_blocks(markdown: str) -> list[object]:
+    """The ```json blocks of a page that are whole JSON documents, parsed."""
+    found: list[object] = []
+    for block in markdown.split("```json\n")[1:]:
+        try:
+            found.append(json.loads(block.split("```", 1)[0]))
+        except json.JSONDecodeError:
+            continue  # an abridged example ("...") is not a whole document
+    return found
+
+
+def test_adjudicate_two_season_example_gives_what_the_docs_show() -> None:
+    page = (ROOT / "docs" / "adjudicate.md").read_text()
+    example = ROOT / "docs" / "examples" / "autumn1901-season.json"
+    doc = json.loads(example.read_text())
+    blocks = _json_blocks(page)
+    assert doc in blocks  # the page shows the example file as it is
+    shown = next(b for b in blocks if isinstance(b, dict) and "steps" in b)
+    result = judge("adjudicate", stdin=example.read_text())
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == shown
+    # --jsonl reads a season too.
+    lines = judge("adjudicate", "--jsonl", stdin=json.dumps(doc) + "\n")
+    assert lines.returncode == 0
+    assert json.loads(lines.stdout) == shown
+
+
+def test_adjudicate_bad_season_document_names_the_key() -> None:
+    doc = {"phase": "F1901M", "units": {}, "retreats": {"Germany": ["ENDIF"]}}
+    result = judge("adjudicate", stdin=json.dumps(doc))
+    assert result.returncode == 2
+    assert result.stderr == "judge adjudicate: retreats.Germany: line 1: 'ENDIF' without IF\n"
+
+
 def test_adjudicate_bad_document_names_the_key() -> None:
     result = judge("adjudicate", stdin=json.dumps({"phase": "S1901M", "units": {"Narnia": []}}))
     assert result.returncode == 2
