@@ -114,7 +114,7 @@ class IfCommand(MailCommand):
         target = section.phase if section is not None and section.phase is not None else current
         try:
             items = check_block(
-                written, command.number, target.kind, player.power, conversation.map
+                written, command.number, target, player.power, conversation.map
             )
         except ValueError as err:
             _refuse(conversation, command, written, str(err))

@@ -14,6 +14,7 @@ from judge.services.disorder import back_from_disorder
 from judge.services.endings import over_refusal
 from judge.services.errors import ServiceError
 from judge.services.order_intake import looks_like_order, take_order
+from judge.services.orders_ahead import kind_refusal
 from judge.services.phase_sections import Section, auto_adjustment
 
 if TYPE_CHECKING:
@@ -106,6 +107,10 @@ def send_ahead(
         conversation.reject(line, section.refusal)
         return
     for piece in _orders_of(conversation, player, pieces):
+        wrong = kind_refusal(piece, phase)
+        if wrong is not None:
+            conversation.reject(piece.text, wrong)
+            continue
         future_orders.add(
             conversation.session, game, player, phase.code, [piece.text],
             conversation.inbound_id, conversation.now,

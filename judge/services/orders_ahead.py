@@ -17,18 +17,63 @@ from sqlalchemy.orm import Session
 from judge.db.models import FutureOrder, Game, Player
 from judge.engine.board import Map
 from judge.engine.conditional import Item, outline, parse_blocks
-from judge.engine.notation import parse_orders
+from judge.engine.notation import ParsedOrder, parse_orders
+from judge.engine.orders import (
+    Build,
+    Convoy,
+    Disband,
+    Hold,
+    Move,
+    Order,
+    Proxy,
+    Remove,
+    Retreat,
+    SupportHold,
+    SupportMove,
+    Waive,
+)
 from judge.engine.phases import Phase, PhaseKind
 from judge.services import future_orders
 from judge.services.phase_sections import own_phases, phase_words
 
-__all__ = ["MAX_BLOCK_LINES", "ahead_paragraphs", "block_lines", "check_block", "is_block_word"]
+__all__ = [
+    "MAX_BLOCK_LINES",
+    "ahead_paragraphs",
+    "block_lines",
+    "check_block",
+    "is_block_word",
+    "kind_refusal",
+]
 
 #: The most lines an IF block may hold (its IF and ENDIF included): as many as the order
 #: lines one message may hold.
 MAX_BLOCK_LINES = 200
 
 _BLOCK_WORDS = frozenset({"IF", "ELSE", "ELSEIF", "ELSIF", "ENDIF"})
+
+# The orders each kind of phase takes, as the order reader gives them (the reader takes
+# a move in any phase, and a build anywhere; legality is checked when the phase begins).
+_KIND_ORDERS: dict[PhaseKind, tuple[tuple[type[Order], ...], str]] = {
+    PhaseKind.MOVEMENT: (
+        (Hold, Move, SupportHold, SupportMove, Convoy, Proxy),
+        "only hold, move, support and convoy orders are",
+    ),
+    PhaseKind.RETREAT: ((Retreat, Disband, Move, Remove), "only retreats and disbands are"),
+    PhaseKind.ADJUSTMENT: (
+        (Build, Remove, Waive, Disband, Hold),
+        "only builds, removals and waives are",
+    ),
+}
+
+
+def kind_refusal(piece: ParsedOrder, phase: Phase) -> str | None:
+    """Why ``piece`` (an order) is no order of ``phase``'s kind (None: it is one)."""
+    allowed, words = _KIND_ORDERS[phase.kind]
+    if isinstance(piece.order, allowed):
+        return None
+    kind = phase.kind.word.lower()
+    article = "an" if kind[0] in "aeiou" else "a"
+    return f"{piece.text!r}: {phase.code} is {article} {kind} phase; {words} taken then"
 
 
 def is_block_word(line: str) -> bool:
@@ -50,10 +95,10 @@ def block_lines(first: str, body: Sequence[str], end: str) -> list[str]:
 
 
 def check_block(
-    lines: Sequence[str], number: int, kind: PhaseKind, power: str, board: Map
+    lines: Sequence[str], number: int, phase: Phase, power: str, board: Map
 ) -> list[Item]:
     """The IF block ``lines`` (as written, blank lines kept, its IF line on line
-    ``number`` of the message) read for a phase of ``kind`` played by ``power``;
+    ``number`` of the message) read for ``phase``, played by ``power``;
     ``ValueError`` naming the line (numbered as in the message) for the first error:
     its structure, a condition, an order line that does not read as an order of that
     kind, or one for another power."""
@@ -67,11 +112,14 @@ def check_block(
     for offset, line in enumerate(lines):
         if not line.strip() or is_block_word(line):
             continue
-        for piece in parse_orders(line, board, kind):
+        for piece in parse_orders(line, board, phase.kind):
             where = f"line {number + offset}"
             if piece.order is None:
                 assert piece.error is not None
                 raise ValueError(f"{where}: {piece.error.message}")
+            wrong = kind_refusal(piece, phase)
+            if wrong is not None:
+                raise ValueError(f"{where}: {wrong}")
             if piece.power is not None and piece.power != power:
                 raise ValueError(f"{where}: {piece.text!r}: you play {power}, not {piece.power}")
     return items
