@@ -227,3 +227,256 @@ def test_a_new_signon_ends_the_section(tmp_path: Path) -> None:
     )
     assert rows(app) == [("France", "F1901M", ["A Par-Bur"], True)]
     assert current(app) == [("lon", "F lon-nth", None)]
+
+
+# -- IF blocks ------------------------------------------------------------------------
+
+NESTED = (
+    "IF A Mun AND NOT Bel OWNED THEN\n"
+    "  IF F Kie\n"
+    "    A Mar-Bur\n"
+    "  ELSE\n"
+    "    A Mar-Gas\n"
+    "  END IF\n"
+    "ELSE IF Bel OWNED BY France\n"
+    "  A Mar H\n"
+    "ELSE\n"
+    "  A Mar-Spa\n"
+    "ENDIF\n"
+)
+
+
+def test_an_if_block_for_now_is_decided_at_once_and_shown_with_the_branch_taken(
+    tmp_path: Path,
+) -> None:
+    app, table = game(tmp_path)
+    # The branch taken holds an order the position refuses: refused alone, the rest taken.
+    table.send("france@example.org", FRANCE + NESTED.replace(
+        "    A Mar-Bur\n", "    A Mar-Bur\n    A Par-Mun\n    F Bre-MAO\n"
+    ), WHEN)  # fmt: skip
+    body = reply(table, "if_now")
+    assert (
+        "IF block decided on the position of S1901M:\n"
+        "  IF A Mun AND NOT Bel OWNED  <- taken\n"
+        "    IF F Kie  <- taken\n"
+        "      A Mar-Bur\n"
+        "      A Par-Mun\n"
+        "      F Bre-MAO\n"
+        "    ELSE\n"
+        "      A Mar-Gas\n"
+        "    ENDIF\n"
+        "  ELSE IF Bel OWNED BY France\n"
+        "    A Mar H\n"
+        "  ELSE\n"
+        "    A Mar-Spa\n"
+        "  ENDIF\n"
+    ) in body
+    assert "  A Par-Mun\n    -> " in body
+    assert current(app) == [("mar", "A mar-bur", None), ("bre", "F bre-mao", None)]
+    assert rows(app) == []
+
+
+def test_an_if_block_in_a_phase_section_is_kept_whole_as_one_row(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", f"{FRANCE}PHASE F1901M\nA Par-Bur\n{NESTED}", WHEN)
+    assert rows(app) == [
+        ("France", "F1901M", ["A Par-Bur"], True),
+        ("France", "F1901M", [
+            "IF A Mun AND NOT Bel OWNED THEN", "IF F Kie", "A Mar-Bur", "ELSE", "A Mar-Gas",
+            "END IF", "ELSE IF Bel OWNED BY France", "A Mar H", "ELSE", "A Mar-Spa", "ENDIF",
+        ], True),
+    ]  # fmt: skip
+    assert current(app) == []
+    body = reply(table, "if_ahead")
+    assert (
+        "Orders sent ahead for Fall 1901 Movement (checked when that phase begins):\n"
+        "  A Par-Bur\n"
+        "  IF A Mun AND NOT Bel OWNED\n"
+        "    IF F Kie\n"
+        "      A Mar-Bur\n"
+        "    ELSE\n"
+        "      A Mar-Gas\n"
+        "    ENDIF\n"
+        "  ELSE IF Bel OWNED BY France\n"
+        "    A Mar H\n"
+        "  ELSE\n"
+        "    A Mar-Spa\n"
+        "  ENDIF\n"
+    ) in body
+
+
+@pytest.mark.parametrize(
+    ("block", "reason"),
+    [
+        (
+            "IF A Mun AND Bel OWNED BY Spain\nA Mar-Bur\nENDIF\n",
+            "line 2: 'IF A Mun AND Bel OWNED BY Spain': 'Spain' is not a power; expected one "
+            "of Austria, England, France, Germany, Italy, Russia, Turkey",
+        ),
+        (
+            "IF A Mun\nA Mar-Bur\nELSE\nA Mar-Xyz\nENDIF\n",
+            "line 5: 'A Mar-Xyz': 'Xyz' is not a province name on this map",
+        ),
+        (
+            "IF A Mun\nGermany: A Mun-Ruh\nENDIF\n",
+            "line 3: 'Germany: A Mun-Ruh': you play France, not Germany",
+        ),
+        (
+            "IF A Mun\nBuild A Par\nENDIF\n",
+            "line 3: 'Build A Par': S1901M is a movement phase; only hold, move, support and "
+            "convoy orders are taken then",
+        ),
+        (
+            "IF A Mun\nA Mar-Bur\nELSE\nA Mar H\nELSE\nA Mar-Spa\nENDIF\n",
+            "line 6: 'ELSE' after the ELSE of the IF on line 2",
+        ),
+        (
+            "IF A Mun\nA Mar-Bur\nA Par H\n",
+            "no ENDIF ended this IF block (it ran to the end of your message): nothing of it "
+            "was taken; write ENDIF alone on the line after the block",
+        ),
+    ],
+)
+def test_an_if_block_with_any_error_is_refused_whole_and_given_back(
+    tmp_path: Path, block: str, reason: str
+) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", FRANCE + block, WHEN)
+    [row] = table.new_mail()
+    first = block.split("\n", 1)[0]
+    back = "\n".join(f"  | {line}" for line in block.strip("\n").split("\n"))
+    assert (
+        f"Nothing of this IF block was taken; its lines, for you to send again:\n\n{back}\n"
+    ) in row.body
+    assert f"This line was not accepted:\n\n  {first}\n    -> {reason}\n" in row.body
+    assert row.subject == "[Error Flag] Re: orders"
+    assert current(app) == [] and rows(app) == []
+
+
+def test_a_stray_else_and_endif_are_refused_and_prose_if_is_not_read(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", FRANCE + (
+        "A Par-Bur\nELSE\nA Mar H\nEND IF\nIf you agree, write back\n"
+    ), WHEN)  # fmt: skip
+    [row] = table.new_mail()
+    stray = "belongs to an IF block (IF <condition> ... ELSE ... ENDIF), and no IF came before it"
+    assert (
+        f"  ELSE\n    -> ELSE {stray}\n  END IF\n    -> ENDIF {stray}\n"
+        "\nThese lines were not read as orders or commands:\n\n  If you agree, write back\n"
+    ) in row.body
+    assert current(app) == [("par", "A par-bur", None), ("mar", "A mar H", None)]
+
+
+def test_an_if_block_of_too_many_lines_is_refused(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    block = "IF A Mun\n" + "A Mar H\n" * 199 + "ENDIF\n"
+    table.send("france@example.org", FRANCE + block, WHEN)
+    [row] = table.new_mail()
+    assert (
+        "  IF A Mun\n    -> this IF block has 201 lines; at most 200 are read from one block: "
+        "split it\n"
+    ) in row.body
+    assert current(app) == []
+
+
+def test_an_if_block_after_a_refused_phase_line_is_refused(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", f"{FRANCE}PHASE F1900M\nIF A Mun\nA Mar H\nENDIF\n", WHEN)
+    [row] = table.new_mail()
+    assert "  IF A Mun\n    -> not taken: the PHASE line above was refused\n" in row.body
+    assert current(app) == [] and rows(app) == []
+
+
+# -- the two-season year --------------------------------------------------------------
+
+
+def test_two_season_spring_retreats_are_kept_for_the_season_and_builds_refused(
+    tmp_path: Path,
+) -> None:
+    app, table = two_season(tmp_path)
+    table.send("france@example.org", FRANCE + (
+        "A Par-Bur\nRETREATS\nA Bur-Pic\nF Bre D\nBUILDS\nBuild A Par\nENDPHASE\nF Bre-MAO\n"
+    ), WHEN)  # fmt: skip
+    assert rows(app) == [
+        ("France", "S1901R", ["A Bur-Pic"], True),
+        ("France", "S1901R", ["F Bre D"], True),
+    ]
+    assert current(app) == [("par", "A par-bur", None), ("bre", "F bre-mao", None)]
+    body = reply(table, "two_season_spring")
+    assert (
+        "Retreats this season, if dislodged:\n"
+        "  A Bur-Pic  (if dislodged)\n"
+        "  F Bre D  (if dislodged)\n"
+    ) in body
+    assert (
+        "  BUILDS\n    -> BUILDS heads the year's builds and removals, sent with the Autumn "
+        "orders: there are none after Spring (send them with your Autumn orders, or after "
+        "PHASE W1901A)\n"
+        "  Build A Par\n    -> not taken: the BUILDS line above was refused\n"
+    ) in body
+
+
+def test_two_season_autumn_builds_go_to_the_years_adjustments(tmp_path: Path) -> None:
+    app, table = two_season(tmp_path)
+    table.process("2026-11-25 20:00")
+    assert table.phase() == "F1901M"
+    table.new_mail()
+    table.send("france@example.org", FRANCE + (
+        "A Par-Bur\n"
+        "Build A Par\n"
+        "IF Bel OWNED BY France\nBuild F Bre\nENDIF\n"
+        "RETREATS\nIF A Bur\nA Bur-Gas\nENDIF\n"
+        "REMOVALS\nRemove A Par\n"
+        "PHASE W1901A\nWaive\n"
+    ), "2026-11-26 13:00")  # fmt: skip
+    assert rows(app) == [
+        ("France", "W1901A", ["Build A Par"], True),
+        ("France", "W1901A", ["IF Bel OWNED BY France", "Build F Bre", "ENDIF"], True),
+        ("France", "F1901R", ["IF A Bur", "A Bur-Gas", "ENDIF"], True),
+        ("France", "W1901A", ["Remove A Par"], True),
+        ("France", "W1901A", ["Waive"], True),
+    ]
+    body = reply(table, "two_season_autumn")
+    assert (
+        "Retreats this season, if dislodged:\n"
+        "  IF A Bur\n"
+        "    A Bur-Gas\n"
+        "  ENDIF\n"
+        "\n"
+        "Builds and removals this year, if owed:\n"
+        "  Build A Par  (if owed)\n"
+        "  IF Bel OWNED BY France\n"
+        "    Build F Bre\n"
+        "  ENDIF\n"
+        "  Remove A Par  (if owed)\n"
+        "  Waive  (if owed)\n"
+    ) in body
+
+
+@pytest.mark.parametrize(
+    ("heading", "reason"),
+    [
+        (
+            "RETREATS",
+            "RETREATS heads retreats in a two-season game; this game plays each phase at its "
+            "own deadline: send them in the retreat phase, or after PHASE S1901R",
+        ),
+        (
+            "ADJUSTMENTS",
+            "ADJUSTMENTS heads builds and removals in a two-season game; this game plays each "
+            "phase at its own deadline: send them in the adjustment phase, or after PHASE "
+            "W1901A",
+        ),
+    ],
+)
+def test_the_two_season_headings_are_refused_in_a_standard_game(
+    tmp_path: Path, heading: str, reason: str
+) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", f"{FRANCE}{heading}\nA Par-Bur\n", WHEN)
+    [row] = table.new_mail()
+    assert (
+        f"  {heading}\n    -> {reason}\n"
+        f"  A Par-Bur\n    -> not taken: the {heading} line above was refused\n"
+    ) in row.body
+    assert current(app) == [] and rows(app) == []
