@@ -113,9 +113,7 @@ class IfCommand(MailCommand):
             section = sections[0] if sections and None not in sections else None
         target = section.phase if section is not None and section.phase is not None else current
         try:
-            items = check_block(
-                written, command.number, target, player.power, conversation.map
-            )
+            items = check_block(written, command.number, target, player.power, conversation.map)
         except ValueError as err:
             _refuse(conversation, command, written, str(err))
             return

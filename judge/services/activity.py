@@ -65,9 +65,7 @@ class Activity:
     def began(self, name: str, signed: SignOn | None, errors: int) -> None:
         """Command ``name`` begins, under ``signed``, with ``errors`` refusals so far."""
         phase = signed.game.phase if signed is not None else None
-        self.steps.append(
-            _Step(name, signed, phase, errors, self.orders_taken, self.orders_ahead)
-        )
+        self.steps.append(_Step(name, signed, phase, errors, self.orders_taken, self.orders_ahead))
 
     def summary(self, sender: str, signed: SignOn | None, errors: int) -> str:
         """The message's line: ``signed`` and ``errors`` are the sign-on and the refusal
