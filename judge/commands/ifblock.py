@@ -20,6 +20,7 @@ from judge.engine.board import standard_map
 from judge.engine.conditional import choose, outline, parse_condition
 from judge.services import future_orders
 from judge.services.blocks import give_back
+from judge.services.errors import ServiceError
 from judge.services.orders_ahead import block_lines, check_block, is_block_word
 from judge.services.phase_sections import auto_adjustment
 
@@ -88,11 +89,17 @@ class IfCommand(MailCommand):
         return line.command(self.name, words) if starts else None
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        game, player = playing(conversation)
+        ended = command.end == "ENDIF"
+        written = [command.line, *command.body, *(["ENDIF"] if ended else [])]
+        try:
+            game, player = playing(conversation)
+        except ServiceError as err:
+            # Not signed on, or the game not running: refused, its lines given back.
+            _refuse(conversation, command, written, str(err))
+            return
         position = conversation.position(game)
         current = position.phase
-        written = [command.line, *command.body]
-        if command.end != "ENDIF":
+        if not ended:
             how = "SIGNOFF did" if command.end == "SIGNOFF" else "it ran to the end of your message"
             _refuse(
                 conversation, command, written,
@@ -100,7 +107,6 @@ class IfCommand(MailCommand):
                 "alone on the line after the block",
             )  # fmt: skip
             return
-        written.append("ENDIF")
         section = conversation.section
         if section is not None and section.phase is None:
             _refuse(conversation, command, written, section.refusal)

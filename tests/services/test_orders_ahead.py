@@ -480,3 +480,14 @@ def test_the_two_season_headings_are_refused_in_a_standard_game(
         f"  A Par-Bur\n    -> not taken: the {heading} line above was refused\n"
     ) in row.body
     assert current(app) == [] and rows(app) == []
+
+
+def test_an_if_block_from_someone_not_signed_on_is_refused_and_given_back(
+    tmp_path: Path,
+) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", "IF A Mun\nA Mar H\nENDIF\n", WHEN)
+    [row] = table.new_mail()
+    assert "IF A Mun" in row.body and "  | A Mar H\n  | ENDIF\n" in row.body
+    assert "Sign on first" in row.body
+    assert current(app) == [] and rows(app) == []
