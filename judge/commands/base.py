@@ -113,6 +113,9 @@ class Block:
     #: line starting with the command's name opens an inner block, kept in the body with
     #: its end line, and only the end line of the outermost block ends it.
     nests: bool = False
+    #: Words that belong inside the block (``ELSE``, ``ELSEIF`` of an IF block): a line
+    #: starting with one, with no block open, gets the ``stray`` error too.
+    inner: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

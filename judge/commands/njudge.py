@@ -152,17 +152,6 @@ COMMANDS: tuple[Lacking, ...] = (
     Lacking("IAMALSO", _address, spellings=("I AM ALSO",)),
     Lacking("INFO PLAYER", _one),
     Lacking("MAP", lambda a: len(a) == 1 or (len(a) == 2 and a[1] == "N")),
-    Lacking(
-        "PHASE",
-        _phase,
-        block=Block(
-            ("ENDPHASE",),
-            spellings=("END PHASE",),
-            next_ends=True,
-            stray="ENDPHASE ends the orders after a PHASE line, and no PHASE came before",
-        ),
-        not_done="no orders were stored for that phase",
-    ),
     Lacking("PROMOTE", _address),
     Lacking("REGISTER", _alone, block=Block(("END",)), not_done="nothing was registered"),
     Lacking("SEND", lambda a: len(a) == 1 or (len(a) == 2 and a[0] == "ME")),

@@ -70,7 +70,8 @@ def _command(registry: Registry, line: Line) -> tuple[Command, MailCommand, Line
     yet is an ``UNKNOWN`` command."""
     found = registry.find(line.keys)
     if found is None:
-        if len(line.keys) == 1 and line.keys[0] in registry.strays:
+        stray = line.keys[0] in registry.strays
+        if stray and (len(line.keys) == 1 or line.keys[0] in registry.inner):
             raise Malformed(registry.strays[line.keys[0]])
         family = registry.family(line.keys[0])
         if family is not None:

@@ -14,11 +14,13 @@ from judge.commands import (
     become,
     clear,
     decide,
+    ifblock,
     information,
     master,
     njudge,
     observe,
     orders,
+    phase,
     press,
     press_settings,
     preview,
@@ -34,6 +36,7 @@ from judge.commands import (
 from judge.commands.base import Audience, Family, Line, MailCommand, keyword
 from judge.commands.helptext import docs_table, help_text
 from judge.config import Press
+from judge.services.phase_sections import HEADINGS
 
 __all__ = ["COMMANDS", "FAMILIES", "REGISTRY", "Registry", "keyword"]
 
@@ -76,8 +79,14 @@ class Registry:
             end: command.block.stray.format(end=end)
             for command in self.commands
             if command.block is not None and command.block.stray is not None
-            for end in command.block.ends
+            for end in (*command.block.ends, *command.block.inner)
         }
+        #: Words that belong inside a block: a line they start, with no block open, is
+        #: refused as a stray whatever follows them (``ELSE IF A Mun``).
+        self.inner = frozenset(
+            word for command in self.commands if command.block is not None
+            for word in command.block.inner
+        )  # fmt: skip
 
     def __iter__(self) -> Iterator[MailCommand]:
         return iter(self.commands)
@@ -164,6 +173,10 @@ COMMANDS: tuple[MailCommand, ...] = (
     signon.Signon(),
     orders.Orders(),
     clear.Clear(),
+    phase.PhaseCommand(),
+    phase.EndPhase(),
+    ifblock.IfCommand(),
+    *(phase.Heading(word) for word in HEADINGS),
     signon.Signoff(),
     information.List(),
     information.HelpCommand(),

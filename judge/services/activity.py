@@ -17,6 +17,8 @@ __all__ = ["Activity"]
 
 #: Command names that open or close a sign-on: not listed as things done.
 _SIGNING = ("SIGNON", "SIGNOFF")
+#: Commands that give orders, counted together where the first of them was.
+_ORDER_LINES = ("ORDERS", "IF")
 
 
 @dataclass
@@ -29,6 +31,7 @@ class _Step:
     phase: str | None
     errors: int
     orders: int
+    ahead: int = 0
 
 
 @dataclass
@@ -41,6 +44,7 @@ class _Done:
     phase: str | None
     refused: int
     orders: int
+    ahead: int = 0
 
 
 @dataclass
@@ -54,18 +58,22 @@ class Activity:
     steps: list[_Step] = field(default_factory=list)
     #: Orders taken (checked and kept) so far; counted by the ORDERS command.
     orders_taken: int = 0
+    #: Orders kept for a later phase (a PHASE section, a two-season heading): each order,
+    #: or each IF block, one.
+    orders_ahead: int = 0
 
     def began(self, name: str, signed: SignOn | None, errors: int) -> None:
         """Command ``name`` begins, under ``signed``, with ``errors`` refusals so far."""
         phase = signed.game.phase if signed is not None else None
-        self.steps.append(_Step(name, signed, phase, errors, self.orders_taken))
+        self.steps.append(_Step(name, signed, phase, errors, self.orders_taken, self.orders_ahead))
 
     def summary(self, sender: str, signed: SignOn | None, errors: int) -> str:
         """The message's line: ``signed`` and ``errors`` are the sign-on and the refusal
         count once its last command ended."""
         if not self.steps:
             return f"nothing read from {sender}"
-        ends = [*self.steps[1:], _Step("", signed, None, errors, self.orders_taken)]
+        last = _Step("", signed, None, errors, self.orders_taken, self.orders_ahead)
+        ends = [*self.steps[1:], last]
         done = [
             _Done(
                 step.name,
@@ -73,6 +81,7 @@ class Activity:
                 step.phase,
                 end.errors - step.errors,
                 end.orders - step.orders,
+                end.ahead - step.ahead,
             )
             for step, end in zip(self.steps, ends, strict=True)
         ]
@@ -112,12 +121,13 @@ def _words(items: list[_Done]) -> list[str]:
     """What the commands of one sign-on did, in order: the orders counted where the
     first line of orders was, the other commands by name."""
     words: list[str] = []
-    orders = refused = 0
+    orders = refused = ahead = 0
     place = None
     for item in items:
-        if item.name == "ORDERS":
+        if item.name in _ORDER_LINES:
             place = len(words) if place is None else place
             orders += item.orders
+            ahead += item.ahead
             refused += item.refused
         elif item.name in _SIGNING and not item.refused:
             continue
@@ -125,14 +135,19 @@ def _words(items: list[_Done]) -> list[str]:
             words.append("a line not understood")
         else:
             words.append(f"{item.name} (refused)" if item.refused else item.name)
-    if place is not None and (orders or refused):
-        words.insert(place, _counted(orders, refused))
+    if place is not None and (orders or refused or ahead):
+        words.insert(place, _counted(orders, refused, ahead))
     return words
 
 
-def _counted(orders: int, refused: int) -> str:
-    """``3 orders, 1 refused``; ``1 order``; ``2 orders refused``."""
-    if not orders:
+def _counted(orders: int, refused: int, ahead: int = 0) -> str:
+    """``3 orders, 1 refused``; ``1 order``; ``2 orders refused``; ``1 order, 2 sent
+    ahead``; ``2 orders sent ahead, 1 refused``."""
+    if not orders and not ahead:
         return f"{refused} order{'s' if refused != 1 else ''} refused"
-    counted = f"{orders} order{'s' if orders != 1 else ''}"
+    if orders:
+        counted = f"{orders} order{'s' if orders != 1 else ''}"
+        counted += f", {ahead} sent ahead" if ahead else ""
+    else:
+        counted = f"{ahead} order{'s' if ahead != 1 else ''} sent ahead"
     return counted + (f", {refused} refused" if refused else "")

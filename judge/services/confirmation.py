@@ -15,6 +15,7 @@ from judge.engine.position import Position
 from judge.presenters import format_deadline, order_standing, phase_heading
 from judge.render import RenderedMail
 from judge.services.game_settings import game_zone, player_zone
+from judge.services.orders_ahead import ahead_paragraphs
 from judge.services.outbox import queue_mail
 from judge.services.replies import Reply
 from judge.services.signons import Marks, SignOn
@@ -209,6 +210,9 @@ def confirmation_mail(
         actions=part.actions + part.paragraphs,
         order_lines=echoed,
         missing_lines=missing,
+        ahead=ahead_paragraphs(
+            conversation.session, game, player, position.phase, conversation.map
+        ),
         rejected=part.rejected,
         ignored=part.ignored,
         not_read=part.not_read,

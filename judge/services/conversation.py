@@ -41,6 +41,7 @@ from judge.services.game_settings import game_rules
 from judge.services.games import current_position, find_game
 from judge.services.intake import read_stored
 from judge.services.order_intake import looks_like_order
+from judge.services.phase_sections import Section
 from judge.services.replies import (
     MAX_SUBJECT_ECHO,
     Reply,
@@ -233,6 +234,10 @@ class Conversation:
         self.signons: list[SignOn] = []
         #: What the message did, for the log line :func:`handle` returns.
         self.activity = Activity()
+        #: The section the lines being read belong to (``PHASE F1902M``, a two-season
+        #: game's ``RETREATS``): None for the current phase.  It ends at ENDPHASE, the
+        #: next PHASE or heading, a sign-on, or the end of the message.
+        self.section: Section | None = None
 
     # -- lookups ------------------------------------------------------------------
 
@@ -309,11 +314,13 @@ class Conversation:
         """The lines that follow belong to ``signed``."""
         signed.start = self.marks()
         self.signed = signed
+        self.section = None
         self.signons.append(signed)
 
     def signon_refused(self) -> None:
         """A sign-on failed: nothing after it is read as the orders of an earlier one."""
         self.signed = None
+        self.section = None
 
     # -- dispatch -----------------------------------------------------------------
 

@@ -34,11 +34,14 @@ Send commands in the body of an email, one per line:
   Orders can be sent again until the deadline; the last order for a unit counts.
   CLEAR drops your orders for this phase.
   SIGNOFF ends the message (nothing after it is read).
-Other commands: LIST [game], HELP, HISTORY [game], HISTORY <game> PRESS [<phase> | ALL],
-SUMMARY [game], SET PASSWORD <new>, SET ADDRESS [<address>], SET WAIT, SET NOWAIT,
-SET TIMEZONE <zone>, SET ABSENCE <from> TO <to>, SET NOABSENCE, SET DRAW,
-SET DRAW <powers>, SET NODRAW, SET CONCEDE <power>, SET NOCONCEDE, RESIGN,
-OBSERVE <game> [<password>], SIGNON O<game> <password>, WATCH <game> [<password>],
+Other commands: PHASE <season> <year> [<kind>], PHASE <code>, ENDPHASE,
+IF <condition> [THEN] ... [ELSE IF <condition> ...] [ELSE ...] ENDIF, RETREATS, BUILDS,
+ADJUSTMENTS, REMOVALS, LIST [game], HELP, HISTORY [game],
+HISTORY <game> PRESS [<phase> | ALL], SUMMARY [game], SET PASSWORD <new>,
+SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
+SET ABSENCE <from> TO <to>, SET NOABSENCE, SET DRAW, SET DRAW <powers>, SET NODRAW,
+SET CONCEDE <power>, SET NOCONCEDE, RESIGN, OBSERVE <game> [<password>],
+SIGNON O<game> <password>, WATCH <game> [<password>],
 PRESS TO <powers> [WHITE|GREY] [FAKE AS <power>] ... ENDPRESS,
 PRESS TO ALL BUT <powers> ... ENDPRESS,
 PRESS PUBLISH [IF <order> SUCCEEDS|FAILS] ... ENDPRESS, BROADCAST ... ENDPRESS,
@@ -50,11 +53,10 @@ SET GREY, SET NOPRESS, SET PARTIAL, SET NOPARTIAL, BECOME <power>, PREVIEW,
 ROLLBACK [<phase>] [<reason>], ACCEPT <n>, DECLINE <n>, TERMINATE, EJECT <power>,
 SET PASSWORD <power> <new>, SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
-the lines of a DIARY (up to ENDPRESS), of a PHASE (up to ENDPHASE) or of a
-REGISTER (up to END) are not read: CREATE, DIARY, FORCE BEGIN, GET, IAMALSO,
-INFO PLAYER, MAP, PHASE, PROMOTE, REGISTER, SEND, UNSTART, VERSION, WHOGAME,
-WHOIS, WITHDRAW; and SET ACCESS, SET MODERATE, SET NMR, SET NONMR,
-SET PREFERENCE, SET VARIANT."""
+the lines of a DIARY (up to ENDPRESS) or of a REGISTER (up to END) are not read:
+CREATE, DIARY, FORCE BEGIN, GET, IAMALSO, INFO PLAYER, MAP, PROMOTE, REGISTER,
+SEND, UNSTART, VERSION, WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET MODERATE,
+SET NMR, SET NONMR, SET PREFERENCE, SET VARIANT."""
 
 
 def _docs_table() -> str:

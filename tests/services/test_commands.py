@@ -131,7 +131,11 @@ def test_commands(line: str, name: str, args: tuple[str, ...]) -> None:
         ("GET package", ["GET is a command of the njudge that this judge does not have yet"]),
         ("i am also ann@example.org", ["IAMALSO is a command of the njudge"]),
         ("Force Begin", ["FORCE BEGIN is a command of the njudge"]),
-        ("ENDPHASE", ["ENDPHASE ends the orders after a PHASE line, and no PHASE came before"]),
+        ("ENDIF", ["ENDIF belongs to an IF block (IF <condition> ... ELSE ... ENDIF), and no IF"]),
+        ("End If", ["ENDIF belongs to an IF block"]),
+        ("ELSE", ["ELSE belongs to an IF block"]),
+        ("Else if A Mun then", ["ELSE belongs to an IF block"]),
+        ("ELSEIF Bel owned", ["ELSEIF belongs to an IF block"]),
     ],
 )
 def test_malformed_commands(line: str, words_in_error: list[str]) -> None:
@@ -181,7 +185,7 @@ def test_every_njudge_command_word_gets_the_same_answer() -> None:
         "DIARY": "DIARY LIST",
         "FORCE BEGIN": "FORCE BEGIN", "GET": "GET info",
         "IAMALSO": "IAMALSO ann@example.org", "INFO PLAYER": "INFO PLAYER ann@example.org",
-        "MAP": "MAP winter01", "PHASE": "PHASE F1901M",
+        "MAP": "MAP winter01",
         "PROMOTE": "PROMOTE ann@example.org", "REGISTER": "REGISTER",
         "SEND": "SEND ME info",
         "UNSTART": "UNSTART", "VERSION": "VERSION",
@@ -256,22 +260,38 @@ def test_press_without_an_end_swallows_the_rest_and_says_so() -> None:
     assert (press.end, press.error) == (None, None)
 
 
-def test_phase_owns_the_orders_after_it_up_to_the_next_phase_or_endphase() -> None:
+def test_phase_opens_a_section_and_its_orders_are_read_as_lines_of_their_own() -> None:
+    # PHASE is no block: the lines after it are commands and orders as usual (the
+    # conversation keeps the section); prose that starts with "Phase" is not PHASE.
     commands, _unread = parse_commands(
-        ["A Par H", "PHASE Fall 1901 Movement", "A Par-Bur", "F Bre-MAO",
-         "phase S1902M", "A Bur-Mun", "END PHASE", "A Mar H", "PHASE W1901B"]
+        ["A Par H", "PHASE Fall 1901 Movement", "A Par-Bur", "LIST", "phase S1902M",
+         "END PHASE", "PHASE W1901B", "Phase two of our plan", "PHASE"]
     )  # fmt: skip
-    assert [(c.name, c.number, c.body) for c in commands] == [
-        ("ORDERS", 1, ()),
-        ("UNKNOWN", 2, ("A Par-Bur", "F Bre-MAO")),
-        ("UNKNOWN", 5, ("A Bur-Mun",)),
-        ("ORDERS", 8, ()),
-        ("UNKNOWN", 9, ()),
+    assert [(c.name, c.number, c.args, c.body) for c in commands] == [
+        ("ORDERS", 1, ("A Par H",), ()),
+        ("PHASE", 2, ("Fall", "1901", "Movement"), ()),
+        ("ORDERS", 3, ("A Par-Bur",), ()),
+        ("LIST", 4, (), ()),
+        ("PHASE", 5, ("S1902M",), ()),
+        ("ENDPHASE", 6, (), ()),
+        ("PHASE", 7, ("W1901B",), ()),
+        ("ORDERS", 8, ("Phase two of our plan",), ()),
+        ("PHASE", 9, (), ()),
     ]
-    assert commands[1].error == (
-        "PHASE is a command of the njudge that this judge does not have yet: the 2 lines "
-        "after it, up to the next PHASE, were not read (no orders were stored for that phase)"
-    )
+
+
+def test_if_owns_its_lines_up_to_the_endif_that_closes_it() -> None:
+    commands, _unread = parse_commands(
+        ["IF A Mun", "if Bel owned", "A Mun-Bur", "END IF", "ELSE", "A Mun-Ruh", "ENDIF",
+         "A Par H", "If you agree, write back", "IF A Mnu", "A Mun H"]
+    )  # fmt: skip
+    assert [(c.name, c.number, c.body, c.end) for c in commands] == [
+        ("IF", 1, ("if Bel owned", "A Mun-Bur", "END IF", "ELSE", "A Mun-Ruh"), "ENDIF"),
+        ("ORDERS", 8, (), None),
+        ("ORDERS", 9, (), None),
+        # A mistyped place after A: still an IF (refused when processed), never prose.
+        ("IF", 10, ("A Mun H",), None),
+    ]
 
 
 def test_spaced_sign_on_and_sign_off() -> None:
@@ -337,6 +357,9 @@ def test_non_ascii_words_are_not_commands() -> None:
                     "set no",
                     "PRESS",
                     "PHASE F1901M",
+                    "IF A Mun",
+                    "ELSE",
+                    "ENDIF",
                     "ENDPRESS",
                     "SIGN OFF",
                     "i am also",

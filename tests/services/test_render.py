@@ -99,6 +99,19 @@ ROSTER = [
 ]
 
 
+#: A two-season Autumn's pending orders, as the confirmation lists them.
+CONFIRM_AHEAD = [
+    "Retreats this season, if dislodged:\n  A Mun-Boh  (if dislodged)",
+    "Builds and removals this year, if owed:\n"
+    "  Build A Par  (if owed)\n"
+    "  IF Bel OWNED BY France\n"
+    "    Build F Bre\n"
+    "  ENDIF",
+    "Orders sent ahead for Spring 1902 Movement (checked when that phase begins):\n"
+    "  A Mun-Ruh",
+]
+
+
 def confirm_context(**changes: object) -> dict[str, object]:
     context: dict[str, object] = {
         "judge_name": "USDP",
@@ -114,6 +127,7 @@ def confirm_context(**changes: object) -> dict[str, object]:
             "France: Fleet Brest -> English Channel.",
         ],
         "missing_lines": ["France: Army Marseilles, No Order Processed."],
+        "ahead": [],
         "rejected": [
             {"line": "A Par-Bru", "reason": "'A Par-Bru': 'Bru' is not a province name on this map"}
         ],
@@ -416,6 +430,7 @@ SAMPLES: dict[str, dict[str, Context]] = {
     "player/confirm.txt.j2": {
         "confirm_errors.txt": confirm_context,
         "confirm_wait.txt": lambda: confirm_context(wait=True, complete=True),
+        "confirm_ahead.txt": lambda: confirm_context(ahead=CONFIRM_AHEAD),
     },
     "player/gamestart.txt.j2": {
         "gamestart.txt": gamestart_context,

@@ -524,11 +524,13 @@ def test_press_and_phase_blocks_are_not_read_as_orders(game: tuple[App, Table]) 
         "SIGNON Ftest01 paris-123\nPHASE Fall 1901 Movement\nA Par-Bur\nF Bre-Gas\n"
     ), "2026-11-23 13:05")  # fmt: skip
     _to, subject, body = reply(table)
+    # The orders after PHASE are for that phase (issue 16), never this one's.
     assert active_orders(app, "France") == ["A par H", "F bre-mao"]
-    assert subject == "[Error Flag] Re: orders"
+    assert subject == "Re: orders"
     assert (
-        "    -> PHASE is a command of the njudge that this judge does not have yet: the 2 "
-        "lines after it were not read (no orders were stored for that phase)\n"
+        "Orders sent ahead for Fall 1901 Movement (checked when that phase begins):\n"
+        "  A Par-Bur\n"
+        "  F Bre-Gas\n"
     ) in body
 
 

@@ -1,0 +1,224 @@
+"""The phase a section of a message is for: ``PHASE <season> <year> [<kind>]`` (or
+``PHASE <code>``) read and checked against the game (past, not a phase, too far ahead),
+and the two-season game's headings (``RETREATS``, ``BUILDS`` ...), which head the season's
+own retreats and the year's adjustments.
+
+A :class:`Section` is kept on the conversation from its line to ``ENDPHASE``, the next
+``PHASE`` or heading, a new sign-on, or the end of the message; the order lines, IF
+blocks and CLEAR read in it are for its phase.  A refused section still runs to its end,
+so that the orders after a refused line are refused with it, never applied elsewhere.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from judge.config import Year
+from judge.db.models import Game
+from judge.engine.phases import Phase, PhaseKind, Season
+from judge.services.game_settings import game_settings
+
+__all__ = [
+    "HEADINGS",
+    "YEARS_AHEAD",
+    "Section",
+    "auto_adjustment",
+    "heading_section",
+    "is_two_season",
+    "own_phases",
+    "phase_section",
+    "phase_words",
+    "read_phase",
+]
+
+#: How many game years ahead a phase may be named (the njudge's limit).
+YEARS_AHEAD = 5
+#: The latest year a phase may be written with; a longer number is no year.
+_MAX_YEAR_DIGITS = 5
+
+_SEASONS = {
+    "SPRING": Season.SPRING, "S": Season.SPRING,
+    "FALL": Season.FALL, "AUTUMN": Season.FALL, "F": Season.FALL,
+    "WINTER": Season.WINTER, "W": Season.WINTER,
+}  # fmt: skip
+_KINDS = {
+    "MOVEMENT": PhaseKind.MOVEMENT, "MOVES": PhaseKind.MOVEMENT, "M": PhaseKind.MOVEMENT,
+    "RETREAT": PhaseKind.RETREAT, "RETREATS": PhaseKind.RETREAT, "R": PhaseKind.RETREAT,
+    "ADJUSTMENT": PhaseKind.ADJUSTMENT, "ADJUSTMENTS": PhaseKind.ADJUSTMENT,
+    "BUILDS": PhaseKind.ADJUSTMENT, "A": PhaseKind.ADJUSTMENT,
+}  # fmt: skip
+_KIND_NAMES = {
+    PhaseKind.MOVEMENT: "Movement",
+    PhaseKind.RETREAT: "Retreats",
+    PhaseKind.ADJUSTMENT: "Adjustments",
+}
+#: The two-season game's headings: RETREATS heads the season's retreats, the others the
+#: year's adjustments.
+HEADINGS = ("RETREATS", "BUILDS", "ADJUSTMENTS", "REMOVALS")
+#: The first words of an order line that can only be an adjustment (never a move).
+_ADJUSTMENT_WORDS = frozenset({"BUILD", "BUILDS", "REMOVE", "WAIVE"})
+_FORMS = (
+    "PHASE <season> <year> [<kind>] or PHASE <code>, e.g. PHASE Fall 1902 Movement or PHASE F1902M"
+)
+
+
+@dataclass(frozen=True)
+class Section:
+    """Where the orders after a ``PHASE`` line or a heading go.
+
+    ``word`` the line's command (``PHASE``, ``RETREATS`` ...), ``line`` as written;
+    ``phase`` the phase the orders are for, ``None`` when the line was refused (its
+    orders are refused too); ``own`` whether it is the two-season season's own retreats
+    or the year's adjustments (decided at this season's deadline); ``now`` whether it
+    names the current phase (its orders are taken now, as without PHASE)."""
+
+    word: str
+    line: str
+    phase: Phase | None
+    own: bool = False
+    now: bool = False
+
+    @property
+    def ahead(self) -> Phase | None:
+        """The later phase its orders are kept for (None: refused, or for now)."""
+        return None if self.now else self.phase
+
+    @property
+    def refusal(self) -> str:
+        """What an order of a refused section is told."""
+        return f"not taken: the {self.word} line above was refused"
+
+
+def phase_words(phase: Phase) -> str:
+    """``Fall 1902 Movement``, ``Winter 1902 Adjustments``, ``Spring 1901 Retreats``."""
+    return f"{phase.season.word} {phase.year} {_KIND_NAMES[phase.kind]}"
+
+
+def read_phase(args: Sequence[str]) -> Phase:
+    """The phase that the words after ``PHASE`` name; ``ValueError`` saying what is
+    wrong and what would be right.
+
+    >>> str(read_phase(["Autumn", "1902", "Builds"]))
+    'W1902A'
+    >>> str(read_phase(["s1903r"]))
+    'S1903R'
+    """
+    keys = [word.rstrip(".:,;").upper() for word in args]
+    if not keys:
+        raise ValueError(f"PHASE names no phase: write {_FORMS}")
+    if len(keys) == 1:
+        try:
+            return Phase.parse(keys[0])
+        except ValueError as err:
+            raise ValueError(f"{err}; write {_FORMS}") from None
+    if len(keys) > 3:
+        raise ValueError(f"too many words after PHASE: write {_FORMS}")
+    written = " ".join(args)
+    season = _SEASONS.get(keys[0])
+    if season is None:
+        raise ValueError(
+            f"{args[0]!r} is not a season: write Spring, Fall (or Autumn) or Winter, "
+            f"e.g. PHASE Fall 1902 Movement"
+        )
+    if not keys[1].isdigit() or len(keys[1]) > _MAX_YEAR_DIGITS:
+        raise ValueError(f"{args[1]!r} is not a year: write e.g. PHASE {season.word} 1902")
+    year = int(keys[1])
+    kind = _KINDS.get(keys[2]) if len(keys) == 3 else None
+    if len(keys) == 3 and kind is None:
+        raise ValueError(
+            f"{args[2]!r} is not a kind of phase: write Movement, Retreats or Adjustments"
+        )
+    if kind is None:
+        kind = PhaseKind.ADJUSTMENT if season is Season.WINTER else PhaseKind.MOVEMENT
+    if season is Season.FALL and kind is PhaseKind.ADJUSTMENT:
+        # The year's adjustments follow the Fall: "Fall 1902 Builds" is W1902A.
+        season = Season.WINTER
+    if season is Season.WINTER and kind is not PhaseKind.ADJUSTMENT:
+        raise ValueError(
+            f"{written!r} is not a phase: Winter has adjustments only "
+            f"(PHASE Winter {year} Adjustments)"
+        )
+    if season is Season.SPRING and kind is PhaseKind.ADJUSTMENT:
+        raise ValueError(
+            f"{written!r} is not a phase: there are no adjustments after Spring; they "
+            f"come in Winter (PHASE Winter {year} Adjustments)"
+        )
+    return Phase(year, season, kind)
+
+
+def is_two_season(game: Game) -> bool:
+    """Whether ``game`` plays the two-season year (house rule 3.1)."""
+    return game_settings(game).year is Year.TWO_SEASON
+
+
+def own_phases(game: Game, current: Phase) -> tuple[Phase, ...]:
+    """The phases a two-season game plays at the deadline of ``current`` besides its
+    moves: the season's retreats and, in the Fall, the year's adjustments (none for a
+    standard game)."""
+    if not is_two_season(game) or current.kind is not PhaseKind.MOVEMENT:
+        return ()
+    retreats = Phase(current.year, current.season, PhaseKind.RETREAT)
+    if current.season is Season.FALL:
+        return (retreats, Phase(current.year, Season.WINTER, PhaseKind.ADJUSTMENT))
+    return (retreats,)
+
+
+def phase_section(game: Game, current: Phase, line: str, target: Phase) -> Section:
+    """The section of ``PHASE`` line ``line`` naming ``target``, with the game at
+    ``current`` (``now`` when it names the current phase); ``ValueError`` for a phase
+    past or too far ahead."""
+    if target == current:
+        return Section("PHASE", line, target, now=True)
+    if target < current:
+        raise ValueError(f"{target.code} is past: game {game.name} is at {current.code}")
+    if target.year > current.year + YEARS_AHEAD:
+        raise ValueError(
+            f"{target.code} is too far ahead: orders may be sent up to {YEARS_AHEAD} years "
+            f"ahead of {current.code} (up to W{current.year + YEARS_AHEAD}A)"
+        )
+    return Section("PHASE", line, target, own=target in own_phases(game, current))
+
+
+def heading_section(game: Game, current: Phase, word: str, line: str) -> Section:
+    """The section a two-season heading (``RETREATS``, ``BUILDS`` ...) opens; ``ValueError``
+    in a standard game, or for the year's adjustments in Spring."""
+    retreats = word == "RETREATS"
+    if not is_two_season(game):
+        if retreats:
+            season = current.season if current.season is not Season.WINTER else Season.SPRING
+            year = current.year + (current.season is Season.WINTER)
+            named = Phase(year, season, PhaseKind.RETREAT)
+            raise ValueError(
+                f"{word} heads retreats in a two-season game; this game plays each phase at "
+                f"its own deadline: send them in the retreat phase, or after PHASE {named.code}"
+            )
+        named = Phase(current.year, Season.WINTER, PhaseKind.ADJUSTMENT)
+        raise ValueError(
+            f"{word} heads builds and removals in a two-season game; this game plays each "
+            f"phase at its own deadline: send them in the adjustment phase, or after "
+            f"PHASE {named.code}"
+        )
+    own = own_phases(game, current)
+    if retreats:
+        return Section(word, line, own[0], own=True)
+    if len(own) < 2:
+        raise ValueError(
+            f"{word} heads the year's builds and removals, sent with the Autumn orders: "
+            f"there are none after Spring (send them with your Autumn orders, or after "
+            f"PHASE W{current.year}A)"
+        )
+    return Section(word, line, own[1], own=True)
+
+
+def auto_adjustment(game: Game, current: Phase, line: str) -> Section | None:
+    """The year's adjustments, for an order line outside any section that can only be
+    an adjustment (``Build A Par``, ``Remove F Tri``, ``Waive``) in a two-season game's
+    Autumn; ``None`` otherwise (the line is for the current phase)."""
+    words = line.split(None, 1)
+    if not words or words[0].rstrip(".:,;").upper() not in _ADJUSTMENT_WORDS:
+        return None
+    own = own_phases(game, current)
+    if len(own) < 2:
+        return None
+    return Section("BUILDS", line, own[1], own=True)
