@@ -372,15 +372,15 @@ def _phase_of(start: Position, kind: PhaseKind) -> Phase:
 
 
 def _title(phase: Phase) -> str:
-    """``Retreats of Spring 1901 (S1901R)``, ``Builds and removals of Winter 1901 (W1901A)``."""
+    """``Retreats for Spring 1901``, ``Builds and removals for Winter 1901``."""
     what = "Retreats" if phase.kind is PhaseKind.RETREAT else "Builds and removals"
-    return f"{what} of {phase.season.word} {phase.year} ({phase.code})"
+    return f"{what} for {phase.season.word} {phase.year}"
 
 
 def _decided(kind: PhaseKind) -> str:
     if kind is PhaseKind.RETREAT:
-        return "decided on the position after the moves"
-    return "decided on the position after the moves and retreats"
+        return "decided after the moves"
+    return "decided after the moves and retreats"
 
 
 def _word(unit: Unit) -> str:

@@ -121,8 +121,7 @@ def _unused(
     lines = [_heading(phase)]
     for rows in written:
         lines.extend(_written(rows, position))
-    lines.append("What became of them:")
-    lines.append(f"  not used: {phase_name(phase)} {why}")
+    lines.append(f"Not used: {phase_name(phase)} {why}")
     return lines
 
 
@@ -154,7 +153,7 @@ def _apply(
             items: list[Item] = parse_blocks(row.lines, position.map)
         except ValueError as err:
             shown.extend(_written(row.lines, position))
-            became.append(f"  refused, the whole block: {err}")
+            became.append(f"Refused, the whole block: {err}")
             continue
         shown.extend(outline(items, position, "  "))
         for text in choose(items, position):
@@ -162,8 +161,8 @@ def _apply(
                 _take(session, work, game, player, position, rules, text, row.inbound_id, now)
             )
     if not became:
-        became.append("  nothing: no branch with orders was taken")
-    return [*shown, "What became of them:", *became]
+        became.append("Taken: nothing (no branch with orders was taken)")
+    return [*shown, *became]
 
 
 def _take(
@@ -184,10 +183,10 @@ def _take(
     for piece in parse_orders(text, board, position.phase.kind):
         if piece.order is None:
             assert piece.error is not None
-            out.append(f"  refused: {piece.text}: {piece.error.message}")
+            out.append(f"Refused: {piece.error.message}")
             continue
         if piece.power is not None and piece.power != player.power:
-            out.append(f"  refused: {piece.text}: you play {player.power}, not {piece.power}")
+            out.append(f"Refused: {piece.text}: you play {player.power}, not {piece.power}")
             continue
         try:
             take_order(
@@ -195,7 +194,7 @@ def _take(
                 inbound_id=inbound_id, now=now,
             )  # fmt: skip
         except OrderError as err:
-            out.append(f"  refused: {piece.text}: {err.message}")
+            out.append(f"Refused: {err.message}")
             continue
-        out.append(f"  taken: {piece.text}")
+        out.append(f"Taken: {piece.text}")
     return out

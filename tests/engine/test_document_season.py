@@ -54,7 +54,7 @@ def test_a_season_document_gives_every_step_the_notes_and_the_final_position() -
     }
     assert out["notes"] == {
         "Germany": [
-            "Retreats of Spring 1901 (S1901R), decided on the position after the moves:",
+            "Retreats for Spring 1901, decided after the moves:",
             "  IF French A Mun  <- taken",
             "    A Mun-Boh",
             "  ELSE",

@@ -94,7 +94,7 @@ def test_a_dislodged_unit_retreats_by_its_spring_order_and_others_are_not_used()
     ]
     assert out.notes == {
         "Germany": (
-            "Retreats of Spring 1901 (S1901R), decided on the position after the moves:",
+            "Retreats for Spring 1901, decided after the moves:",
             "  IF French A Mun  <- taken",
             "    A Mun-Boh",
             "  ELSE",
@@ -154,12 +154,12 @@ def test_a_spring_without_dislodgement_is_one_step_and_says_what_was_not_used() 
     ]
     assert out.notes == {
         "France": (
-            "Builds and removals of Winter 1901 (W1901A):",
+            "Builds and removals for Winter 1901:",
             "  Build A Par",
             "Not used: builds and removals come after the Autumn moves, not in Spring",
         ),
         "Germany": (
-            "Retreats of Spring 1901 (S1901R):",
+            "Retreats for Spring 1901:",
             "  A Mun-Boh",
             "Not used: no unit had a retreat to make this season",
         ),
@@ -271,8 +271,7 @@ def test_an_autumn_plays_moves_retreats_and_conditional_adjustments() -> None:
     ]
     assert out.notes == {
         "France": (
-            "Builds and removals of Winter 1901 (W1901A), decided on the position after the"
-            " moves and retreats:",
+            "Builds and removals for Winter 1901, decided after the moves and retreats:",
             "  IF Bel OWNED BY France  <- taken",
             "    Build A Par",
             "  ENDIF",
@@ -286,13 +285,12 @@ def test_an_autumn_plays_moves_retreats_and_conditional_adjustments() -> None:
             "Taken: Build F Bre",
         ),
         "Germany": (
-            "Retreats of Fall 1901 (F1901R), decided on the position after the moves:",
+            "Retreats for Fall 1901, decided after the moves:",
             "  A Mun-Boh",
             "  F Kie-Hol",
             "Taken: A Mun-Boh",
             "Not used: F Kie-Hol: the fleet in Kiel was not dislodged",
-            "Builds and removals of Winter 1901 (W1901A), decided on the position after the"
-            " moves and retreats:",
+            "Builds and removals for Winter 1901, decided after the moves and retreats:",
             "  Remove A(Ber)",
             "House rule 3.4: Remove A(Ber) means the army that was in Berlin at the start of"
             " the season, now in Silesia: read as Remove A Sil",
@@ -443,7 +441,7 @@ def test_adjustments_given_when_no_power_has_any_to_make_are_not_used(
     assert out.position.phase.code == "S1902M"
     assert out.notes == {
         "France": (
-            "Builds and removals of Winter 1901 (W1901A):",
+            "Builds and removals for Winter 1901:",
             "  IF Bel OWNED",
             "    Build A Mar",
             "  ENDIF",
@@ -500,7 +498,7 @@ def test_when_the_game_is_won_the_adjustments_are_not_played() -> None:
     assert played(out) == ["F1901M", "F1901R"]
     assert out.winner == "France"
     assert out.notes["France"] == (
-        "Builds and removals of Winter 1901 (W1901A):",
+        "Builds and removals for Winter 1901:",
         "  Build A Par",
         "Not used: the game was won by France",
     )

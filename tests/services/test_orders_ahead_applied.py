@@ -109,8 +109,7 @@ def test_orders_sent_two_phases_ahead_apply_when_their_phases_begin(tmp_path: Pa
     assert tail == (
         "Orders you sent ahead for Spring 1901 Retreats:\n"
         "  A Bur-Pic\n"
-        "What became of them:\n"
-        "  not used: Spring 1901 Retreats did not happen\n"
+        "Not used: Spring 1901 Retreats did not happen\n"
         "\n"
         "Orders you sent ahead for Fall 1901 Movement:\n"
         "  A Bur-Bel\n"
@@ -121,11 +120,10 @@ def test_orders_sent_two_phases_ahead_apply_when_their_phases_begin(tmp_path: Pa
         "  ELSE  <- taken\n"
         "    F Mao-Por\n"
         "  ENDIF\n"
-        "What became of them:\n"
-        "  taken: A Bur-Bel\n"
-        "  refused: A Par-Pic: A par-pic: there is no unit in Paris\n"
-        "  taken: A Spa-Gas\n"
-        "  taken: F Mao-Por\n"
+        "Taken: A Bur-Bel\n"
+        "Refused: A par-pic: there is no unit in Paris\n"
+        "Taken: A Spa-Gas\n"
+        "Taken: F Mao-Por\n"
         "\n"
         "The next phase of 'test01' will be Movement for Fall of 1901.\n"
         "The deadline for orders will be Fri Nov 27 2026 20:00:00 +0000 (Europe/London).\n"
@@ -172,10 +170,9 @@ def test_orders_sent_two_phases_ahead_apply_when_their_phases_begin(tmp_path: Pa
         "  ELSE  <- taken\n"
         "    Build A Mar\n"
         "  ENDIF\n"
-        "What became of them:\n"
-        "  taken: Build A Par\n"
-        "  taken: Build F Bre\n"
-        "  taken: Build A Mar\n"
+        "Taken: Build A Par\n"
+        "Taken: Build F Bre\n"
+        "Taken: Build A Mar\n"
     ) in mail.body
 
     # Every order of the phase is in (France's came from its rows, nobody else owes
@@ -206,10 +203,10 @@ def test_a_refused_block_and_an_open_seat_are_reported_not_used(tmp_path: Path) 
         "  A Par-Bur\n"
         "  ENDIF\n"
         "  A Par-Bur\n"
-        "What became of them:\n"
-        "  refused, the whole block: line 1: 'IF Xyz': 'Xyz' is not a place on the map; "
-        "expected a unit such as 'A Mun' or 'German F Kie', or a centre such as 'Bel OWNED'\n"
-        "  taken: A Par-Bur\n"
+        "Refused, the whole block: line 1: 'IF Xyz': 'Xyz' is not a place on the map;\n"
+        "    expected a unit such as 'A Mun' or 'German F Kie', or a centre such as\n"
+        "    'Bel OWNED'\n"
+        "Taken: A Par-Bur\n"
         "\n"
         "The next phase of 'test01' will be Movement for Fall of 1901.\n"
     ) in france
@@ -217,6 +214,5 @@ def test_a_refused_block_and_an_open_seat_are_reported_not_used(tmp_path: Path) 
     assert (
         "Orders you sent ahead for Fall 1901 Movement:\n"
         "  A Ber-Kie\n"
-        "What became of them:\n"
-        "  not used: Fall 1901 Movement began with your seat open\n"
+        "Not used: Fall 1901 Movement began with your seat open\n"
     ) in germany_mail

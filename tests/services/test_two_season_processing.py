@@ -94,7 +94,7 @@ def test_a_two_season_year_played_by_the_judge(tmp_path: Path) -> None:
     rows = table.check("two_season_01_spring")
     assert table.phase() == "F1901M"
     assert private_part(results_to(rows, "france@example.org")) == (
-        "Retreats of Spring 1901 (S1901R):\n"
+        "Retreats for Spring 1901:\n"
         "  A Par-Gas\n"
         "Not used: no unit had a retreat to make this season"
     )
