@@ -107,8 +107,7 @@ CONFIRM_AHEAD = [
     "  IF Bel OWNED BY France\n"
     "    Build F Bre\n"
     "  ENDIF",
-    "Orders sent ahead for Spring 1902 Movement (checked when that phase begins):\n"
-    "  A Mun-Ruh",
+    "Orders sent ahead for Spring 1902 Movement (checked when that phase begins):\n  A Mun-Ruh",
 ]
 
 
