@@ -156,6 +156,36 @@ def _is_command(command: MailCommand, line: Line) -> bool:
         return False
 
 
+def _last_ends(registry: Registry, items: Sequence[str]) -> dict[str, int]:
+    """The index of the last line that is each word alone (``ENDIF``), in one pass."""
+    found: dict[str, int] = {}
+    for index, text in enumerate(items):
+        line = registry.line(text, index + 1)
+        if line is not None and len(line.keys) == 1:
+            found[line.keys[0]] = index
+    return found
+
+
+def _ended_block(
+    registry: Registry, line: Line, command: Command, index: int, last_end: dict[str, int]
+) -> tuple[Command, MailCommand | None]:
+    """A line a nesting block command (``IF``) took for prose, read as that command after
+    all when its end line (``ENDIF``) comes later in the message: what the lines up to
+    it say must never be taken as plain orders ("IF A(Tri)" ... "ENDIF" is a condition
+    written wrong, refused with its block, not orders carried out unconditionally)."""
+    found = registry.find(line.keys)
+    if found is None:
+        return command, None
+    owner, size = found
+    block = owner.block
+    if block is None or not block.nests or not owner.available:
+        return command, None
+    if not any(last_end.get(end, -1) > index for end in block.ends):
+        return command, None
+    named = line.named(size)
+    return named.command(owner.name, named.args), owner
+
+
 def parse_commands(
     lines: Sequence[str], registry: Registry = REGISTRY
 ) -> tuple[list[Command], list[str]]:
@@ -182,6 +212,8 @@ def parse_commands(
     except Exception:
         return [], []
     index = 0
+    # Where each end word last stands alone on a line (read once, when first needed).
+    last_end: dict[str, int] | None = None
     while index < len(items):
         text = items[index]
         if len(commands) >= MAX_COMMANDS and text.strip():
@@ -200,6 +232,10 @@ def parse_commands(
                 index += 1
                 continue
             command, owner = _read(registry, line)
+            if owner is None and command.name == registry.catch_all.name:
+                if last_end is None:
+                    last_end = _last_ends(registry, items)
+                command, owner = _ended_block(registry, line, command, index, last_end)
         except Malformed as exc:
             command = _unknown(text, index + 1, str(exc))
         except Exception as exc:  # a bug here must not lose the rest of the message

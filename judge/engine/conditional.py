@@ -41,6 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from judge.engine.board import normalise_name
 from judge.engine.units import UnitType
 
 if TYPE_CHECKING:
@@ -74,6 +75,8 @@ MAX_TEXT = 2000
 MAX_DEPTH = 20
 
 _TOKEN = re.compile(r"[()]|[^\s()]+")
+#: A unit in the zine's notation, ``A(Par)``, ``F (StP/nc)``: its type letter and place.
+_ZINE_UNIT = re.compile(r"\b([AaFf])\s?\(\s?([A-Za-z]{2,4}(?:/[A-Za-z]{2})?)\s?\)")
 _KEYWORDS = frozenset({"and", "or", "not", "owned", "by", "(", ")"})
 _TYPE_WORDS = {"a": UnitType.ARMY, "army": UnitType.ARMY, "f": UnitType.FLEET}
 _TYPE_WORDS["fleet"] = UnitType.FLEET
@@ -206,7 +209,7 @@ class _Parser:
         name = " ".join(self.tokens[start : self.at])
         if not name:
             raise ValueError(f"expected a power after 'OWNED BY' (one of {self._powers()})")
-        power = self.map.find_power(name)
+        power = self.power(name)
         if power is None:
             raise ValueError(f"{name!r} is not a power; expected one of {self._powers()}")
         return CentreOwned(centre, power)
@@ -215,7 +218,7 @@ class _Parser:
         power: str | None = None
         unit_type = _TYPE_WORDS.get(words[0].lower()) if len(words) > 1 else None
         if unit_type is None and len(words) > 1:
-            power = self.map.find_power(words[0])
+            power = self.power(words[0])
             if power is not None:
                 words = words[1:]
                 if len(words) > 1:
@@ -224,6 +227,14 @@ class _Parser:
             words = words[1:]
         text = " ".join(words)
         location = self.map.find_location(text)
+        if location is None and power is None and unit_type is None and len(words) > 2:
+            rest = words[1:]
+            if rest[0].lower() in _TYPE_WORDS and self.map.find_location(" ".join(rest[1:])):
+                # "PRUSSIAN A Mun": a unit, with a word before it that names no power.
+                raise ValueError(
+                    f"{words[0]!r} is not a power; expected one of {self._powers()}"
+                    " (or their adjectives: German, French ...)"
+                )
         if location is None:
             # Two conditions side by side read as one long place name: say how to join them.
             join = "; join two conditions with AND or OR" if len(words) > 1 else ""
@@ -235,6 +246,19 @@ class _Parser:
 
     def _powers(self) -> str:
         return ", ".join(self.map.powers)
+
+    def power(self, text: str) -> str | None:
+        """The power ``text`` names, by its name, adjective or a part of either: never by
+        the map's guess at a typo (``PRUSSIAN`` is no Russian unit: a condition read as
+        another power's would decide the orders silently)."""
+        power = self.map.find_power(text)
+        if power is None:
+            return None
+        word = normalise_name(text)
+        names = (normalise_name(power), normalise_name(self.map.power_adjective[power]))
+        if len(word) == 1 or any(name.startswith(word) for name in names):
+            return power
+        return None
 
 
 def _tokens(text: str) -> list[str]:
@@ -261,7 +285,10 @@ def parse_condition(text: str, game_map: Map) -> Condition:
     Any(parts=(UnitPresent(power='Germany', type=<UnitType.FLEET: 'F'>, location='kie'), \
 Not(inner=CentreOwned(centre='bel', power='France'))))
     """
+    # The zine's notation for a unit, A(Par) or F(StP/nc), read as A Par: checked
+    # against the bound first, so the substitution's pass is bounded too.
     tokens = _tokens(text)
+    tokens = _tokens(_ZINE_UNIT.sub(r"\1 \2", text)) if "(" in text else tokens
     if not tokens:
         raise ValueError("the condition is empty; write e.g. 'A Mun' or 'Bel OWNED'")
     parser = _Parser(tokens, game_map)

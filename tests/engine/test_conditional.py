@@ -360,3 +360,32 @@ def test_if_nesting_is_bounded() -> None:
     with pytest.raises(ValueError) as error:
         parse_blocks(("IF A Mun\n" * (MAX_DEPTH + 1)).splitlines(), MAP)
     assert str(error.value) == "line 21: IF blocks nest more than 20 deep"
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("A(Tri)", UnitPresent(None, UnitType.ARMY, "tri")),
+        ("F (StP/nc)", UnitPresent(None, UnitType.FLEET, "stp/nc")),
+        ("Fr A Par", UnitPresent("France", UnitType.ARMY, "par")),
+        ("English F Lon", UnitPresent("England", UnitType.FLEET, "lon")),
+        ("E F Lon", UnitPresent("England", UnitType.FLEET, "lon")),
+    ],
+)
+def test_zine_units_and_power_names_are_read(text: str, expected: object) -> None:
+    assert parse_condition(text, MAP) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "error"),
+    [
+        # A typo of a power's name is no power here: the map's fuzzy reading would turn
+        # PRUSSIAN into Russian and decide the orders on another power's unit.
+        ("PRUSSIAN A Mun", "'PRUSSIAN' is not a power; expected one of Austria, England,"),
+        ("Bel OWNED BY Frnace", "'Frnace' is not a power; expected one of Austria,"),
+    ],
+)
+def test_a_mistyped_power_is_refused_not_guessed(text: str, error: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_condition(text, MAP)
+    assert str(caught.value).startswith(error)

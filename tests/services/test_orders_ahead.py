@@ -367,6 +367,28 @@ def test_a_stray_else_and_endif_are_refused_and_prose_if_is_not_read(tmp_path: P
     assert current(app) == [("par", "A par-bur", None), ("mar", "A mar H", None)]
 
 
+def test_an_if_line_read_as_prose_is_a_block_when_an_endif_follows(tmp_path: Path) -> None:
+    # "If Frnace holds Bel" starts like prose, but the ENDIF below says it opened a block:
+    # its orders must never be taken without their condition.
+    app, table = game(tmp_path)
+    table.send("france@example.org", FRANCE + (
+        "If Frnace holds Bel\nA Par-Bur\nENDIF\nA Mar H\n"
+    ), WHEN)  # fmt: skip
+    [row] = table.new_mail()
+    assert row.subject == "[Error Flag] Re: orders"
+    assert "Nothing of this IF block was taken; its lines, for you to send again:" in row.body
+    assert "  If Frnace holds Bel\n    -> line 2: 'If Frnace holds Bel': " in row.body
+    assert current(app) == [("mar", "A mar H", None)] and rows(app) == []
+
+
+def test_a_zine_unit_in_a_condition_is_read(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", FRANCE + "IF A(Par)\nA Par-Bur\nENDIF\n", WHEN)
+    [row] = table.new_mail()
+    assert "  IF A(Par)  <- taken\n    A Par-Bur\n  ENDIF\n" in row.body
+    assert current(app) == [("par", "A par-bur", None)]
+
+
 def test_an_if_block_of_too_many_lines_is_refused(tmp_path: Path) -> None:
     app, table = game(tmp_path)
     block = "IF A Mun\n" + "A Mar H\n" * 199 + "ENDIF\n"
