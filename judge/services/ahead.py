@@ -26,6 +26,7 @@ from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.services import future_orders
 from judge.services.order_intake import take_order
+from judge.services.standing_orders import ActiveOrder
 from judge.services.unit_of_work import UnitOfWork, write_changes
 
 __all__ = ["APPLIED", "begin_phase", "phase_name", "tell"]
@@ -162,7 +163,20 @@ def _apply(
             )
     if not became:
         became.append("Taken: nothing (no branch with orders was taken)")
-    return [*shown, *became]
+    return [*shown, *_replaced(became, work.orders.of(session, game, player))]
+
+
+def _replaced(became: list[str], active: Sequence[ActiveOrder]) -> list[str]:
+    """``became`` with each order taken and then replaced by a later one for the same
+    unit said so: only the last order for a unit counts, as in a message."""
+    standing = {order.new.raw for order in active if order.new is not None}
+    out: list[str] = []
+    for line in became:
+        text = line.removeprefix("Taken: ")
+        if text != line and text not in standing and not text.startswith("nothing ("):
+            line = f"Replaced: {text}: a later order for the same unit counts"
+        out.append(line)
+    return out
 
 
 def _take(

@@ -216,3 +216,25 @@ def test_a_refused_block_and_an_open_seat_are_reported_not_used(tmp_path: Path) 
         "  A Ber-Kie\n"
         "Not used: Fall 1901 Movement began with your seat open\n"
     ) in germany_mail
+
+
+def test_an_order_sent_ahead_replaced_by_a_later_one_is_said_replaced(tmp_path: Path) -> None:
+    # Two orders for one unit sent ahead: the later counts, as in a message, and the
+    # player is not told that both were taken.
+    app, table = started_game(tmp_path)
+    send_ahead(app, "France", "F1901M", ["IF A Bur", "A Bur-Bel", "ENDIF"], ["A Bur H"])
+    table.send("france@example.org", FRANCE + "A Par-Bur\n", "2026-11-24 10:00")
+    others_hold(table, "2026-11-24 10:00")
+    table.new_mail()
+    table.process("2026-11-25 20:00")
+    france = results_to(table.new_mail(), "france@example.org").body
+    assert (
+        "Orders you sent ahead for Fall 1901 Movement:\n"
+        "  IF A Bur  <- taken\n"
+        "    A Bur-Bel\n"
+        "  ENDIF\n"
+        "  A Bur H\n"
+        "Replaced: A Bur-Bel: a later order for the same unit counts\n"
+        "Taken: A Bur H\n"
+    ) in france
+    assert [row[:2] for row in orders_of(app, 2, "France") if row[3]] == [("A Bur H", "A bur H")]
