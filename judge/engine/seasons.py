@@ -235,13 +235,14 @@ def _play(
                     pairs.append((power, piece.fed))
     out = adjudicate(here, pairs, rules)
 
-    # Match each refusal to the piece it refuses (same power and text, first unmatched).
+    # Match each refusal to the piece it refuses (same power and text, LAST unmatched:
+    # of two same orders, the engine takes the first and refuses the one after it).
     rejected: list[Rejection] = []
     for rejection in out.rejected:
         match = next(
             (
                 p
-                for p in pieces.get(rejection.power or "", ())
+                for p in reversed(pieces.get(rejection.power or "", ()))
                 if p.fed == rejection.text and p.refused is None and p.unused is None
             ),
             None,

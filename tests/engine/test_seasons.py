@@ -416,6 +416,15 @@ def test_adjustments_not_owed_are_not_used_rather_than_refused() -> None:
     )
 
 
+def test_of_two_same_builds_the_second_is_the_one_refused() -> None:
+    ahead = {ADJUSTMENT: {"France": blocks("Build A Par", "Build A Par")}}
+    out = adjudicate_season(AUTUMN, AUTUMN_MOVES, ahead, HOUSE)
+    assert out.notes["France"][-2:] == (
+        "Taken: Build A Par",
+        "Refused: Build A Par: a unit is already being built in Paris",
+    )
+
+
 @pytest.mark.parametrize(
     ("centres", "why"),
     [
