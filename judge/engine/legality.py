@@ -271,7 +271,7 @@ def check_movement(
             order,
             game_map,
             "NRS",
-            f"this is a {position.phase.describe()} phase; "
+            f"the phase is {position.phase.describe()}; "
             "only hold, move, support and convoy orders are allowed now",
         )
     if type(order) is Proxy and rules.proxies:
@@ -529,7 +529,7 @@ def check_retreat(position: Position, power: str | None, order: Order) -> Order:
             order,
             game_map,
             "NRS",
-            f"this is a {position.phase.describe()} phase; only retreats and disbands are allowed",
+            f"the phase is {position.phase.describe()}; only retreats and disbands are allowed",
         )
     dislodged = position.dislodged.get(order.province)
     if dislodged is None:
@@ -614,7 +614,7 @@ def check_adjustment(position: Position, power: str, order: Order, rules: Rules)
             order,
             game_map,
             "NRS",
-            f"this is a {position.phase.describe()} phase; only builds, removals and waives "
+            f"the phase is {position.phase.describe()}; only builds, removals and waives "
             "are allowed",
         )
     if owed <= 0:

@@ -198,3 +198,14 @@ def test_build_without_unit_type() -> None:
     # Brest could hold either: still ambiguous.
     code, message = reject(position, "France", "Build Bre")
     assert (code, message) == ("CST", "Build bre: say whether to build an army or a fleet")
+
+
+def test_an_order_of_another_phase_kind_names_the_phase_in_words() -> None:
+    # "this is a Adjustment for Winter of 1901 phase" read badly; the phase is named.
+    from judge.engine.adjudicator import adjudicate
+
+    out = adjudicate(Position.initial(standard_map()), {"France": ["Build A Par"]})
+    assert [r.message for r in out.rejected] == [
+        "Build A par: the phase is Movement for Spring of 1901; only hold, move, support and "
+        "convoy orders are allowed now"
+    ]
