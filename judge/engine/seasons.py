@@ -144,12 +144,19 @@ def adjudicate_season(
                     *outline(items, indent="  "),
                     f"Not used: {why}",
                 ]
-    ordered = {
-        power: tuple(line for kind in AHEAD_KINDS for line in notes.get((power, kind), ()))
-        for power in game_map.powers
-        if any((power, kind) in notes for kind in AHEAD_KINDS)
-    }
+    ordered = {power: _joined(notes, power) for power in game_map.powers}
+    ordered = {power: lines for power, lines in ordered.items() if lines}
     return SeasonOutcome(tuple(steps), ordered)
+
+
+def _joined(notes: Mapping[tuple[str, PhaseKind], list[str]], power: str) -> tuple[str, ...]:
+    """The power's notes, retreats then adjustments, a blank line between the two."""
+    out: list[str] = []
+    for kind in AHEAD_KINDS:
+        lines = notes.get((power, kind))
+        if lines:
+            out.extend(["", *lines] if out else lines)
+    return tuple(out)
 
 
 def _won(steps: Sequence[Adjudication]) -> bool:

@@ -290,6 +290,7 @@ def test_an_autumn_plays_moves_retreats_and_conditional_adjustments() -> None:
             "  F Kie-Hol",
             "Taken: A Mun-Boh",
             "Not used: F Kie-Hol: the fleet in Kiel was not dislodged",
+            "",
             "Builds and removals for Winter 1901, decided after the moves and retreats:",
             "  Remove A(Ber)",
             "House rule 3.4: Remove A(Ber) means the army that was in Berlin at the start of"
