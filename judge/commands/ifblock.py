@@ -99,6 +99,15 @@ class IfCommand(MailCommand):
             return
         position = conversation.position(game)
         current = position.phase
+        words = command.line.upper().split()
+        if "THEN" in words[:-1]:
+            # "IF A Mun THEN A Mun-Ruh": the orders of a branch go on the lines after it.
+            _refuse(
+                conversation, command, written,
+                "write the orders on the lines after 'IF <condition> THEN', one a line, and "
+                "ENDIF alone on the line after them",
+            )  # fmt: skip
+            return
         if not ended:
             how = "SIGNOFF did" if command.end == "SIGNOFF" else "it ran to the end of your message"
             _refuse(

@@ -318,6 +318,11 @@ def test_an_if_block_in_a_phase_section_is_kept_whole_as_one_row(tmp_path: Path)
             "line 5: 'A Mar-Xyz': 'Xyz' is not a province name on this map",
         ),
         (
+            "IF A Mun THEN A Mar-Bur\nA Par H\n",
+            "write the orders on the lines after 'IF <condition> THEN', one a line, and ENDIF "
+            "alone on the line after them",
+        ),
+        (
             "IF A Mun\nGermany: A Mun-Ruh\nENDIF\n",
             "line 3: 'Germany: A Mun-Ruh': you play France, not Germany",
         ),
