@@ -30,6 +30,7 @@ __all__ = [
     "phase_section",
     "phase_words",
     "read_phase",
+    "season_phases",
 ]
 
 #: How many game years ahead a phase may be named (the njudge's limit).
@@ -152,16 +153,26 @@ def is_two_season(game: Game) -> bool:
     return game_settings(game).year is Year.TWO_SEASON
 
 
+def season_phases(phase: Phase) -> dict[PhaseKind, Phase]:
+    """The phases a two-season game plays with ``phase``'s moves (a movement phase): the
+    season's retreats and, in Autumn, the year's adjustments.
+
+    >>> [str(p) for p in season_phases(Phase.parse("F1901M")).values()]
+    ['F1901R', 'W1901A']
+    """
+    out = {PhaseKind.RETREAT: Phase(phase.year, phase.season, PhaseKind.RETREAT)}
+    if phase.season is Season.FALL:
+        out[PhaseKind.ADJUSTMENT] = Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT)
+    return out
+
+
 def own_phases(game: Game, current: Phase) -> tuple[Phase, ...]:
     """The phases a two-season game plays at the deadline of ``current`` besides its
-    moves: the season's retreats and, in the Fall, the year's adjustments (none for a
-    standard game)."""
+    moves (:func:`season_phases`, in order): none for a standard game, nor outside a
+    movement phase."""
     if not is_two_season(game) or current.kind is not PhaseKind.MOVEMENT:
         return ()
-    retreats = Phase(current.year, current.season, PhaseKind.RETREAT)
-    if current.season is Season.FALL:
-        return (retreats, Phase(current.year, Season.WINTER, PhaseKind.ADJUSTMENT))
-    return (retreats,)
+    return tuple(season_phases(current).values())
 
 
 def phase_section(game: Game, current: Phase, line: str, target: Phase) -> Section:
