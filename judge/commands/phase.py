@@ -12,7 +12,6 @@ refused with it, never taken for another phase.
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand
@@ -21,6 +20,7 @@ from judge.services.errors import ServiceError
 from judge.services.phase_sections import (
     Section,
     heading_section,
+    names_a_phase,
     phase_section,
     read_phase,
 )
@@ -29,10 +29,6 @@ if TYPE_CHECKING:
     from judge.services.conversation import Conversation
 
 __all__ = ["EndPhase", "Heading", "PhaseCommand"]
-
-_SEASON_WORDS = frozenset({"SPRING", "SUMMER", "FALL", "AUTUMN", "WINTER", "S", "U", "F", "W"})
-# A phase code as a word after PHASE (checked properly when processed).
-_CODE_RE = re.compile(r"[A-Z]\d{1,5}[A-Z]")
 
 
 class PhaseCommand(MailCommand):
@@ -50,8 +46,9 @@ class PhaseCommand(MailCommand):
     )
 
     def parse(self, line: Line) -> Command | None:
-        keys = line.arg_keys
-        if keys and keys[0] not in _SEASON_WORDS and _CODE_RE.fullmatch(keys[0]) is None:
+        # By the words the phase is read from: a PHASE line written a little off is
+        # refused with its orders, never taken for prose whose orders count now.
+        if not names_a_phase(line.args):
             return None
         return line.command(self.name, line.args)
 

@@ -21,11 +21,12 @@ from judge.db.models import FutureOrder, Game, Player, PlayerStatus
 from judge.engine.conditional import Item, choose, outline, parse_blocks
 from judge.engine.errors import OrderError
 from judge.engine.notation import parse_orders
-from judge.engine.phases import Phase, PhaseKind
+from judge.engine.phases import Phase
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.services import future_orders
 from judge.services.order_intake import take_order
+from judge.services.phase_sections import phase_words
 from judge.services.standing_orders import ActiveOrder
 from judge.services.unit_of_work import UnitOfWork, write_changes
 
@@ -35,16 +36,10 @@ __all__ = ["APPLIED", "begin_phase", "phase_name", "tell"]
 #: gave them (a seat left open by a resignation did not give them to its next holder).
 APPLIED = frozenset({PlayerStatus.ACTIVE, PlayerStatus.CIVIL_DISORDER})
 
-_KIND_WORDS = {
-    PhaseKind.MOVEMENT: "Movement",
-    PhaseKind.RETREAT: "Retreats",
-    PhaseKind.ADJUSTMENT: "Adjustments",
-}
-
-
-def phase_name(phase: Phase) -> str:
-    """A phase as players name it after ``PHASE``: ``Fall 1902 Movement``."""
-    return f"{phase.season.word} {phase.year} {_KIND_WORDS[phase.kind]}"
+#: A phase as players name it after ``PHASE``: ``Fall 1902 Movement``; the one naming
+#: the intake uses too (:func:`judge.services.phase_sections.phase_words`), so that what a
+#: player is told when the phase begins names it as their confirmation did.
+phase_name = phase_words
 
 
 def begin_phase(

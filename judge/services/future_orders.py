@@ -2,8 +2,11 @@
 game, the season's retreats and adjustments, kept in ``future_orders`` (one row an order
 line or one IF block) until their phase begins.
 
-Stub of the lead's base commit: the intake half (``add``, ``clear``, ``pending``) and the
-processing half (``due``, ``retire``) are filled in by their owners.
+The intake keeps them (``add``, ``clear``; ``pending`` for the confirmation,
+:mod:`judge.services.orders_ahead`); processing takes them when their phase begins
+(``due`` for a two-season season, :mod:`judge.services.seasons`; ``pending_in_game`` for
+a standard game's next phase, :mod:`judge.services.ahead`) and ``retire``s them, used or
+not.  A retired row stays in the table (``active`` false), never deleted.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import select, update
+from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
@@ -40,14 +43,7 @@ def add(
 
 def clear(session: Session, game: Game, player: Player, phase: str) -> int:
     """Retire the player's pending orders for ``phase``; how many there were."""
-    rows = session.scalars(
-        select(FutureOrder).where(
-            FutureOrder.game_id == game.id,
-            FutureOrder.player_id == player.id,
-            FutureOrder.phase == phase,
-            FutureOrder.active.is_(True),
-        )
-    ).all()
+    rows = _active(session, game, FutureOrder.player_id == player.id, FutureOrder.phase == phase)
     for row in rows:
         row.active = False
     return len(rows)
@@ -55,32 +51,12 @@ def clear(session: Session, game: Game, player: Player, phase: str) -> int:
 
 def pending(session: Session, game: Game, player: Player) -> list[FutureOrder]:
     """The player's pending rows of every phase, oldest first."""
-    return list(
-        session.scalars(
-            select(FutureOrder)
-            .where(
-                FutureOrder.game_id == game.id,
-                FutureOrder.player_id == player.id,
-                FutureOrder.active.is_(True),
-            )
-            .order_by(FutureOrder.id)
-        )
-    )
+    return _active(session, game, FutureOrder.player_id == player.id)
 
 
 def due(session: Session, game: Game, phase: str) -> list[FutureOrder]:
     """Every player's pending rows for ``phase``, oldest first."""
-    return list(
-        session.scalars(
-            select(FutureOrder)
-            .where(
-                FutureOrder.game_id == game.id,
-                FutureOrder.phase == phase,
-                FutureOrder.active.is_(True),
-            )
-            .order_by(FutureOrder.id)
-        )
-    )
+    return _active(session, game, FutureOrder.phase == phase)
 
 
 def retire(session: Session, game: Game, phases: Sequence[str]) -> None:
@@ -96,10 +72,16 @@ def retire(session: Session, game: Game, phases: Sequence[str]) -> None:
 def pending_in_game(session: Session, game: Game) -> list[FutureOrder]:
     """Every player's pending rows of every phase of ``game``, oldest first: what a phase
     beginning looks through for its own rows and for those of phases now past."""
+    return _active(session, game)
+
+
+def _active(session: Session, game: Game, *where: ColumnElement[bool]) -> list[FutureOrder]:
+    """The pending rows of ``game`` that also match ``where``, oldest first (the order
+    they were sent in: the last order for a unit counts)."""
     return list(
         session.scalars(
             select(FutureOrder)
-            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True))
+            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True), *where)
             .order_by(FutureOrder.id)
         )
     )

@@ -11,6 +11,7 @@ so that the orders after a refused line are refused with it, never applied elsew
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -26,10 +27,12 @@ __all__ = [
     "auto_adjustment",
     "heading_section",
     "is_two_season",
+    "names_a_phase",
     "own_phases",
     "phase_section",
     "phase_words",
     "read_phase",
+    "season_phases",
 ]
 
 #: How many game years ahead a phase may be named (the njudge's limit).
@@ -58,6 +61,12 @@ _KIND_NAMES = {
 HEADINGS = ("RETREATS", "BUILDS", "ADJUSTMENTS", "REMOVALS")
 #: The first words of an order line that can only be an adjustment (never a move).
 _ADJUSTMENT_WORDS = frozenset({"BUILD", "BUILDS", "REMOVE", "WAIVE"})
+#: Season words some variants have: a PHASE line naming one is refused with the reason,
+#: not read as prose.
+_OTHER_SEASONS = frozenset({"SUMMER", "U"})
+# A first word that starts like a phase (a season fused to its year: "F1902M", "F1902",
+# "Autumn1902") or is a year ("PHASE 1902 Fall"); a small number is prose ("Phase 2").
+_PHASE_LIKE = re.compile(r"(?:SPRING|SUMMER|FALL|AUTUMN|WINTER|[SFWUA])\d{1,5}[A-Z]*|\d{3,5}")
 _FORMS = (
     "PHASE <season> <year> [<kind>] or PHASE <code>, e.g. PHASE Fall 1902 Movement or PHASE F1902M"
 )
@@ -93,6 +102,21 @@ class Section:
 def phase_words(phase: Phase) -> str:
     """``Fall 1902 Movement``, ``Winter 1902 Adjustments``, ``Spring 1901 Retreats``."""
     return f"{phase.season.word} {phase.year} {_KIND_NAMES[phase.kind]}"
+
+
+def names_a_phase(args: Sequence[str]) -> bool:
+    """Whether the words after ``PHASE`` are meant to name a phase, read as
+    :func:`read_phase` reads them (which then takes or refuses them): a season, a phase
+    code or what starts like one, a year; else the line is prose ("Phase two of the
+    plan"), and the order lines after it are not held back for another phase.
+
+    >>> [names_a_phase(w.split()) for w in ("Fall, 1902", "F1902", "two of it", "2 of it")]
+    [True, True, False, False]
+    """
+    if not args:
+        return True
+    first = args[0].rstrip(".:,;").upper()
+    return first in _SEASONS or first in _OTHER_SEASONS or bool(_PHASE_LIKE.fullmatch(first))
 
 
 def read_phase(args: Sequence[str]) -> Phase:
@@ -152,16 +176,26 @@ def is_two_season(game: Game) -> bool:
     return game_settings(game).year is Year.TWO_SEASON
 
 
+def season_phases(phase: Phase) -> dict[PhaseKind, Phase]:
+    """The phases a two-season game plays with ``phase``'s moves (a movement phase): the
+    season's retreats and, in Autumn, the year's adjustments.
+
+    >>> [str(p) for p in season_phases(Phase.parse("F1901M")).values()]
+    ['F1901R', 'W1901A']
+    """
+    out = {PhaseKind.RETREAT: Phase(phase.year, phase.season, PhaseKind.RETREAT)}
+    if phase.season is Season.FALL:
+        out[PhaseKind.ADJUSTMENT] = Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT)
+    return out
+
+
 def own_phases(game: Game, current: Phase) -> tuple[Phase, ...]:
     """The phases a two-season game plays at the deadline of ``current`` besides its
-    moves: the season's retreats and, in the Fall, the year's adjustments (none for a
-    standard game)."""
+    moves (:func:`season_phases`, in order): none for a standard game, nor outside a
+    movement phase."""
     if not is_two_season(game) or current.kind is not PhaseKind.MOVEMENT:
         return ()
-    retreats = Phase(current.year, current.season, PhaseKind.RETREAT)
-    if current.season is Season.FALL:
-        return (retreats, Phase(current.year, Season.WINTER, PhaseKind.ADJUSTMENT))
-    return (retreats,)
+    return tuple(season_phases(current).values())
 
 
 def phase_section(game: Game, current: Phase, line: str, target: Phase) -> Section:

@@ -11,20 +11,19 @@ from typing import Any
 
 from sqlalchemy.orm import Session
 
-from judge.config import Year
 from judge.db import queries
 from judge.db.models import Game
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.conditional import Item, parse_blocks
 from judge.engine.document import adjudication_to_document
-from judge.engine.phases import Phase, PhaseKind, Season
+from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.engine.seasons import adjudicate_season
 from judge.presenters import results_report
 from judge.services import future_orders
 from judge.services.ahead import APPLIED, phase_name, tell
-from judge.services.game_settings import game_settings
+from judge.services.phase_sections import is_two_season, season_phases
 
 __all__ = ["Played", "play", "season_phases"]
 
@@ -48,15 +47,6 @@ class Played:
     private: dict[int, list[str]] = field(default_factory=dict)
 
 
-def season_phases(phase: Phase) -> dict[PhaseKind, Phase]:
-    """The phases a two-season game plays with ``phase``'s moves (a movement phase): the
-    season's retreats and, in Autumn, the year's adjustments."""
-    out = {PhaseKind.RETREAT: Phase(phase.year, phase.season, PhaseKind.RETREAT)}
-    if phase.season is Season.FALL:
-        out[PhaseKind.ADJUSTMENT] = Phase(phase.year, Season.WINTER, PhaseKind.ADJUSTMENT)
-    return out
-
-
 def play(
     session: Session,
     game: Game,
@@ -67,8 +57,7 @@ def play(
 ) -> Played:
     """Adjudicate the game's current phase (number ``seq``, starting at ``position``) with
     ``orders``: the phase alone, or in a two-season game's movement phase the season."""
-    two_season = game_settings(game).year is Year.TWO_SEASON
-    if not two_season or position.phase.kind is not PhaseKind.MOVEMENT:
+    if not is_two_season(game) or position.phase.kind is not PhaseKind.MOVEMENT:
         outcome = adjudicate(position, orders, rules)
         report = results_report(game.name, seq, outcome)
         return Played(outcome, outcome, report, adjudication_to_document(outcome), outcome.skipped)
