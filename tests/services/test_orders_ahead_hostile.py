@@ -1,0 +1,65 @@
+"""Orders ahead under attack (issue 16 review, intake integrity): nothing a player did not
+send is acted on, and nothing they sent is lost, when a line that owns the lines after it
+(PHASE, IF, PRESS) is refused for an over-long word; the bound on the orders a player may
+keep pending ahead."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_orders_ahead import FRANCE, WHEN, current, game, rows
+
+LONG = "x" * 70
+LONG_REASON = (
+    "is 70 characters long; no command word, name or password is longer than 64 characters"
+)
+
+
+def test_a_phase_line_refused_for_a_long_word_refuses_its_orders(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send(
+        "france@example.org", f"{FRANCE}PHASE F1901M {LONG}\nA Par-Bur\nENDPHASE\nF Bre-MAO\n", WHEN
+    )
+    [mail] = table.new_mail()
+    assert (
+        "These lines were not accepted:\n\n"
+        f"  PHASE F1901M {LONG}\n    -> 'F1901M' is not a season: write Spring, Fall (or Autumn) "
+        "or Winter, e.g. PHASE Fall 1902 Movement\n"
+        "  A Par-Bur\n    -> not taken: the PHASE line above was refused\n"
+    ) in mail.body
+    # Neither taken now nor kept ahead; after ENDPHASE the lines are for now again.
+    assert rows(app) == []
+    assert current(app) == [("bre", "F bre-mao", None)]
+
+
+def test_an_if_line_refused_for_a_long_word_takes_nothing_of_its_block(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send(
+        "france@example.org", f"{FRANCE}IF A Mun {LONG}\nA Par-Bur\nENDIF\nF Bre-MAO\n", WHEN
+    )
+    [mail] = table.new_mail()
+    assert (
+        "Nothing of this IF block was taken; its lines, for you to send again:\n\n  | A Par-Bur\n"
+    ) in mail.body
+    assert f"  IF A Mun {LONG}\n    -> word 4 of this line {LONG_REASON}\n" in mail.body
+    assert "ENDIF belongs" not in mail.body
+    assert rows(app) == []
+    assert current(app) == [("bre", "F bre-mao", None)]
+
+
+def test_a_press_line_refused_for_a_long_word_reads_none_of_its_text(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send(
+        "france@example.org",
+        f"{FRANCE}PRESS TO G {LONG}\nA Par-Bur\nCLEAR\nENDPRESS\nF Bre-MAO\n", WHEN,
+    )  # fmt: skip
+    [mail] = table.new_mail()
+    assert (
+        "Nothing of this PRESS block was taken; its lines, for you to send again:\n\n"
+        "  | A Par-Bur\n"
+        "  | CLEAR\n"
+    ) in mail.body
+    assert f"  PRESS TO G {LONG}\n    -> word 4 of this line {LONG_REASON}\n" in mail.body
+    assert "ENDPRESS ends" not in mail.body
+    assert "cleared" not in mail.body
+    assert current(app) == [("bre", "F bre-mao", None)]
