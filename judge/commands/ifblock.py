@@ -124,9 +124,15 @@ class IfCommand(MailCommand):
             _refuse(conversation, command, written, str(err))
             return
         if target != current:
+            kept = block_lines(command.line, command.body, "ENDIF")
+            full = future_orders.room_refusal(
+                game, future_orders.kept_lines(conversation.session, game, player), len(kept)
+            )
+            if full is not None:
+                _refuse(conversation, command, written, full)
+                return
             future_orders.add(
-                conversation.session, game, player, target.code,
-                block_lines(command.line, command.body, "ENDIF"),
+                conversation.session, game, player, target.code, kept,
                 conversation.inbound_id, conversation.now,
             )  # fmt: skip
             conversation.activity.orders_ahead += 1

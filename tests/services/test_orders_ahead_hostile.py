@@ -63,3 +63,37 @@ def test_a_press_line_refused_for_a_long_word_reads_none_of_its_text(tmp_path: P
     assert "ENDPRESS ends" not in mail.body
     assert "cleared" not in mail.body
     assert current(app) == [("bre", "F bre-mao", None)]
+
+
+def test_orders_kept_ahead_are_bounded_per_player(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    hundred = ", ".join(["A Par-Bur"] * 100) + "\n"
+    table.send("france@example.org", f"{FRANCE}PHASE F1901M\n{hundred * 3}{hundred[:-12]}\n", WHEN)
+    assert len(rows(app)) == 399
+    table.new_mail()
+    table.send("france@example.org", FRANCE + (
+        "PHASE S1902M\nA Bur-Bel, A Mar-Spa\nIF A Bur\nA Bur-Ruh\nENDIF\n"
+    ), "2026-11-23 14:00")  # fmt: skip
+    [mail] = table.new_mail()
+    full = (
+        "you keep {} lines of orders sent ahead in game test01; at most 400 are kept, so "
+        "this was not: send CLEAR after a PHASE line to drop that phase's and make room"
+    )
+    assert (
+        "These lines were not accepted:\n\n"
+        f"  A Mar-Spa\n    -> {full.format(400)}\n"
+        f"  IF A Bur\n    -> {full.format(400)}\n"
+    ) in mail.body
+    assert "  | A Bur-Ruh\n" in mail.body
+    assert len(rows(app)) == 400
+    assert rows(app)[-1] == ("France", "S1902M", ["A Bur-Bel"], True)
+    # Room made by CLEAR is room again.
+    table.send(
+        "france@example.org",
+        f"{FRANCE}PHASE F1901M\nCLEAR\nPHASE S1902M\nA Bur-Bel\n",
+        "2026-11-23 15:00",
+    )
+    assert [r for r in rows(app) if r[3]] == [
+        ("France", "S1902M", ["A Bur-Bel"], True),
+        ("France", "S1902M", ["A Bur-Bel"], True),
+    ]
