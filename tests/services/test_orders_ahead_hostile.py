@@ -97,3 +97,25 @@ def test_orders_kept_ahead_are_bounded_per_player(tmp_path: Path) -> None:
         ("France", "S1902M", ["A Bur-Bel"], True),
         ("France", "S1902M", ["A Bur-Bel"], True),
     ]
+
+
+def test_prose_starting_with_if_opens_no_block(tmp_path: Path) -> None:
+    app, table = game(tmp_path)
+    table.send("france@example.org", FRANCE + (
+        "If a few of you agree, fine\nA Par-Bur\nIf not you, who else?\nF Bre-MAO\n"
+        "If (and only if) you agree\nA Mar H\nIF A Mnu\nA Mar-Spa\nENDIF\n"
+    ), WHEN)  # fmt: skip
+    [mail] = table.new_mail()
+    assert (
+        "These lines were not read as orders or commands:\n\n"
+        "  If a few of you agree, fine\n"
+        "  If not you, who else?\n"
+        "  If (and only if) you agree\n"
+    ) in mail.body
+    # A mistyped condition is still a block, refused whole.
+    assert "  IF A Mnu\n    -> line 8: " in mail.body
+    assert current(app) == [
+        ("par", "A par-bur", None),
+        ("bre", "F bre-mao", None),
+        ("mar", "A mar H", None),
+    ]
