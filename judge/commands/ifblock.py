@@ -12,11 +12,12 @@ given back.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Block, Command, Help, Line, MailCommand
 from judge.commands.orders import playing, take_line
-from judge.engine.board import standard_map
+from judge.engine.board import Map, standard_map
 from judge.engine.conditional import choose, outline, parse_condition
 from judge.services import future_orders
 from judge.services.blocks import give_back
@@ -40,6 +41,8 @@ IF_BLOCK = Block(
 )
 
 _UNIT_WORDS = frozenset({"A", "F", "ARMY", "FLEET"})
+# The words that may follow a unit in a condition.
+_AFTER_ATOM = frozenset({"AND", "OR", "THEN", "OWNED"})
 # The longest word taken for a mistyped place after A or F ("IF A Mnu").
 _SHORT = 3
 
@@ -74,18 +77,7 @@ class IfCommand(MailCommand):
             pass
         else:
             return line.command(self.name, words)
-        first = keys[0]
-        second = words[1] if len(words) > 1 else ""
-        starts = (
-            keys[-1] == "THEN"
-            or first in ("NOT", "(")
-            or words[0].startswith("(")
-            or board.find_province(words[0]) is not None
-            or (
-                first in _UNIT_WORDS
-                and (len(second) <= _SHORT or board.find_province(second) is not None)
-            )
-        )
+        starts = keys[-1] == "THEN" or _starts_condition(words, board)
         return line.command(self.name, words) if starts else None
 
     def process(self, conversation: Conversation, command: Command) -> None:
@@ -133,9 +125,15 @@ class IfCommand(MailCommand):
             _refuse(conversation, command, written, str(err))
             return
         if target != current:
+            kept = block_lines(command.line, command.body, "ENDIF")
+            full = future_orders.room_refusal(
+                game, future_orders.kept_lines(conversation.session, game, player), len(kept)
+            )
+            if full is not None:
+                _refuse(conversation, command, written, full)
+                return
             future_orders.add(
-                conversation.session, game, player, target.code,
-                block_lines(command.line, command.body, "ENDIF"),
+                conversation.session, game, player, target.code, kept,
                 conversation.inbound_id, conversation.now,
             )  # fmt: skip
             conversation.activity.orders_ahead += 1
@@ -147,6 +145,32 @@ class IfCommand(MailCommand):
         conversation.reply.actions.append("\n".join([heading, *(f"  {x}" for x in shown), *after]))
         for line in chosen:
             take_line(conversation, game, player, line)
+
+
+def _starts_condition(words: Sequence[str], board: Map) -> bool:
+    """Whether ``words`` (after IF, not a condition as written) start as one does, so
+    that the line is a mistyped condition, not prose: after any ``NOT`` and opening
+    parentheses, a place, or A/F and a place, or A/F and a short word ("A Mnu")
+    followed by nothing, AND, OR, OWNED or a closing parenthesis ("If a war comes" and
+    "If not you, who?" are prose)."""
+    index = 0
+    # Bounded by the words of one line.
+    while index < len(words) and (words[index].upper() == "NOT" or not words[index].lstrip("(")):
+        index += 1
+    if index == len(words):
+        return False
+    first = words[index].lstrip("(")
+    if first.upper() not in _UNIT_WORDS:
+        return board.find_province(first) is not None
+    second = words[index + 1] if index + 1 < len(words) else ""
+    if board.find_province(second.rstrip(")")) is not None:
+        return True
+    if len(second) > _SHORT:
+        return False
+    # A short word that is no place ("Mnu", or "war"): a condition only if it ends or
+    # the words after it go on as one.
+    after = words[index + 2] if index + 2 < len(words) else ""
+    return not after or after.startswith(")") or after.upper() in _AFTER_ATOM
 
 
 def _refuse(conversation: Conversation, command: Command, written: list[str], reason: str) -> None:

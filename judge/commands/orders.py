@@ -106,11 +106,14 @@ def send_ahead(
     if phase is None:
         conversation.reject(line, section.refusal)
         return
+    # Counted once a line, not once a piece: the line may hold a hundred of them.
+    kept = future_orders.kept_lines(conversation.session, game, player)
     for piece in _orders_of(conversation, player, pieces):
-        wrong = kind_refusal(piece, phase)
+        wrong = kind_refusal(piece, phase) or future_orders.room_refusal(game, kept, 1)
         if wrong is not None:
             conversation.reject(piece.text, wrong)
             continue
+        kept += 1
         future_orders.add(
             conversation.session, game, player, phase.code, [piece.text],
             conversation.inbound_id, conversation.now,

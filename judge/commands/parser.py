@@ -15,6 +15,7 @@ is read.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import replace
 
 from judge.commands.base import Command, Line, MailCommand, Malformed, NotYet
 from judge.commands.registry import REGISTRY, Registry
@@ -52,13 +53,22 @@ def _read(registry: Registry, line: Line) -> tuple[Command, MailCommand | None]:
         if long_at is None:
             raise
     else:
+        block = owner.block is not None and owner.owns_block(named)
         if long_at is None or owner.long_words:
             # A line of orders: the order parser refuses the long word itself, naming it.
             # An address has its own limit, checked (and said) where it is used.
-            block = owner.block is not None and owner.owns_block(named)
             return command, owner if block else None
-    # Named by its place, never quoted: the long word may be a password.
-    raise Malformed(
+        if block:
+            # Refused, yet it still owns its lines (a press's text, an IF block's
+            # orders): they are given back, never read as orders or commands.
+            return replace(command, error=_long_word(written, long_at)), owner
+    raise Malformed(_long_word(written, long_at))
+
+
+def _long_word(written: Sequence[str], long_at: int) -> str:
+    """The refusal of the line whose word ``long_at`` (0-based) is too long; named by
+    its place, never quoted: the long word may be a password."""
+    return (
         f"word {long_at + 1} of this line is {len(written[long_at]):,} characters "
         f"long; no command word, name or password is longer than {MAX_WORD} characters"
     )

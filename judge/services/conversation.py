@@ -33,6 +33,7 @@ from judge.mail.redact import mask_passwords, redact_passwords
 from judge.mail.rules import deserves_reply, refuse_reason
 from judge.mail.subjects import strip_prefixes
 from judge.services.activity import Activity
+from judge.services.blocks import give_back
 from judge.services.confirmation import entered_orders, queue_confirmation
 from judge.services.confirmation import queue_copies as queue_signed_copies
 from judge.services.context import Judge
@@ -328,6 +329,11 @@ class Conversation:
         """Carry out ``command`` by its registry entry, or refuse it with the reason."""
         self.activity.began(command.name, self.signed, self.reply.errors)
         entry = self.commands.get(command.name)
+        if command.error is not None and entry is not None and entry.available and command.body:
+            # A block command refused as read (a word too long): its lines are given back.
+            heading = f"Nothing of this {command.name} block was taken; its lines"
+            give_back(self, command.line, command.error, command.body, heading=heading)
+            return
         if command.error is not None or entry is None or not entry.available:
             self.reject(
                 command.line, command.error or f"{command.line.split()[0]} is not a command"

@@ -19,7 +19,22 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
 
-__all__ = ["add", "clear", "due", "pending", "pending_in_game", "retire"]
+__all__ = [
+    "MAX_KEPT_LINES",
+    "add",
+    "clear",
+    "due",
+    "kept_lines",
+    "pending",
+    "pending_in_game",
+    "retire",
+    "room_refusal",
+]
+
+#: The most lines of orders (an order line one, an IF block its lines) a player may keep
+#: sent ahead in one game: every order of five years' phases for a large power fits, and
+#: every confirmation, which lists them all, stays bounded.
+MAX_KEPT_LINES = 400
 
 
 def add(
@@ -84,4 +99,21 @@ def _active(session: Session, game: Game, *where: ColumnElement[bool]) -> list[F
             .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True), *where)
             .order_by(FutureOrder.id)
         )
+    )
+
+
+def kept_lines(session: Session, game: Game, player: Player) -> int:
+    """How many lines of orders the player keeps sent ahead in ``game`` (pending rows)."""
+    return sum(len(row.lines) for row in pending(session, game, player))
+
+
+def room_refusal(game: Game, kept: int, adding: int) -> str | None:
+    """Why ``adding`` more lines may not be kept when the player keeps ``kept`` lines
+    in ``game`` (None: there is room, see :data:`MAX_KEPT_LINES`)."""
+    if kept + adding <= MAX_KEPT_LINES:
+        return None
+    return (
+        f"you keep {kept} lines of orders sent ahead in game {game.name}; at most "
+        f"{MAX_KEPT_LINES} are kept, so this was not: send CLEAR after a PHASE line to "
+        "drop that phase's and make room"
     )
