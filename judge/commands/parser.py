@@ -166,23 +166,40 @@ def _is_command(command: MailCommand, line: Line) -> bool:
         return False
 
 
-def _last_ends(registry: Registry, items: Sequence[str]) -> dict[str, int]:
-    """The index of the last line that is each word alone (``ENDIF``), in one pass."""
-    found: dict[str, int] = {}
-    for index, text in enumerate(items):
-        line = registry.line(text, index + 1)
-        if line is not None and len(line.keys) == 1:
-            found[line.keys[0]] = index
-    return found
+def _unmatched_ends(registry: Registry, owner: MailCommand, items: Sequence[str]) -> list[bool]:
+    """For each line, whether an end line of ``owner``'s block (``ENDIF``) comes after it
+    that no later line starting with ``owner``'s name claims: one pass from the end, the
+    latest opener taking the nearest end line, as the blocks nest."""
+    block = owner.block
+    assert block is not None
+    opener = tuple(owner.name.split())
+    pending = 0
+    out = [False] * len(items)
+    for index in range(len(items) - 1, -1, -1):
+        out[index] = pending > 0
+        line = registry.line(items[index], index + 1)
+        if line is None:
+            continue
+        if len(line.keys) == 1 and line.keys[0] in block.ends:
+            pending += 1
+        elif pending and tuple(line.keys[: len(opener)]) == opener:
+            pending -= 1
+    return out
 
 
 def _ended_block(
-    registry: Registry, line: Line, command: Command, index: int, last_end: dict[str, int]
+    registry: Registry,
+    line: Line,
+    command: Command,
+    index: int,
+    items: Sequence[str],
+    ends: dict[str, list[bool]],
 ) -> tuple[Command, MailCommand | None]:
     """A line a nesting block command (``IF``) took for prose, read as that command after
-    all when its end line (``ENDIF``) comes later in the message: what the lines up to
-    it say must never be taken as plain orders ("IF A(Tri)" ... "ENDIF" is a condition
-    written wrong, refused with its block, not orders carried out unconditionally)."""
+    all when an end line (``ENDIF``) later in the message is left for it: what the lines
+    up to it say must never be taken as plain orders ("IF A(Tri)" ... "ENDIF" is a
+    condition written wrong, refused with its block, not orders carried out without it).
+    ``ends`` keeps each command's :func:`_unmatched_ends`, worked out once a message."""
     found = registry.find(line.keys)
     if found is None:
         return command, None
@@ -190,7 +207,9 @@ def _ended_block(
     block = owner.block
     if block is None or not block.nests or not owner.available:
         return command, None
-    if not any(last_end.get(end, -1) > index for end in block.ends):
+    if owner.name not in ends:
+        ends[owner.name] = _unmatched_ends(registry, owner, items)
+    if not ends[owner.name][index]:
         return command, None
     named = line.named(size)
     return named.command(owner.name, named.args), owner
@@ -222,8 +241,9 @@ def parse_commands(
     except Exception:
         return [], []
     index = 0
-    # Where each end word last stands alone on a line (read once, when first needed).
-    last_end: dict[str, int] | None = None
+    # For each nesting block command, which lines an end line is left for (worked out
+    # once, when first needed).
+    ends: dict[str, list[bool]] = {}
     while index < len(items):
         text = items[index]
         if len(commands) >= MAX_COMMANDS and text.strip():
@@ -243,9 +263,7 @@ def parse_commands(
                 continue
             command, owner = _read(registry, line)
             if owner is None and command.name == registry.catch_all.name:
-                if last_end is None:
-                    last_end = _last_ends(registry, items)
-                command, owner = _ended_block(registry, line, command, index, last_end)
+                command, owner = _ended_block(registry, line, command, index, items, ends)
         except Malformed as exc:
             command = _unknown(text, index + 1, str(exc))
         except Exception as exc:  # a bug here must not lose the rest of the message
