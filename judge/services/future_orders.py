@@ -16,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
 
-__all__ = ["add", "clear", "due", "pending", "pending_in_game", "retire"]
+__all__ = ["add", "clear", "drop", "due", "pending", "pending_in_game", "retire"]
 
 
 def add(
@@ -48,6 +48,16 @@ def clear(session: Session, game: Game, player: Player, phase: str) -> int:
             FutureOrder.active.is_(True),
         )
     ).all()
+    for row in rows:
+        row.active = False
+    return len(rows)
+
+
+def drop(session: Session, game: Game, player: Player) -> int:
+    """Retire the player's pending orders of every phase (the seat taken over by a new
+    player, or its player ejected: the orders are the old player's, never the seat's);
+    how many there were."""
+    rows = pending(session, game, player)
     for row in rows:
         row.active = False
     return len(rows)

@@ -216,3 +216,40 @@ def test_a_refused_block_and_an_open_seat_are_reported_not_used(tmp_path: Path) 
         "  A Ber-Kie\n"
         "Not used: Fall 1901 Movement began with your seat open\n"
     ) in germany_mail
+
+
+GM = "SIGNON Mtest01 gm-secret\n"
+
+
+def test_a_seat_taken_over_drops_the_old_players_orders_sent_ahead(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nPHASE F1901M\nA Con-Bul\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nRESIGN\n", "2026-11-23 13:10")
+    table.send("gm@example.org", GM + "SET PASSWORD Turkey sultan-2\n", "2026-11-23 14:00")
+    table.new_mail()
+    # Kept while the seat is open: the resigned player's, applied to nobody.
+    assert pending(app) == [("F1901M", ["A Con-Bul"])]
+    table.send("newbie@example.net", "SIGNON Ttest01 sultan-2\nA Con H\n", "2026-11-23 15:00")
+    confirm = table.new_mail()[-1]
+    assert (confirm.to_addr, confirm.kind) == ("newbie@example.net", "confirm")
+    # The new player never sent them: they are gone, and shown to nobody.
+    assert "A Con-Bul" not in confirm.body
+    assert pending(app) == []
+    table.process("2026-11-25 20:00")
+    rows = table.new_mail()
+    assert orders_of(app, 2, "Turkey") == []
+    assert not any("sent ahead" in row.body for row in rows)
+
+
+def test_an_ejected_players_orders_sent_ahead_are_dropped(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nPHASE F1901M\nF Lon-NTH\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.send("gm@example.org", GM + "EJECT England\n", "2026-11-23 14:00")
+    table.new_mail()
+    assert pending(app) == []
+    table.process("2026-11-25 20:00")
+    rows = table.new_mail()
+    assert orders_of(app, 2, "England") == []
+    assert not any("sent ahead" in row.body for row in rows)
