@@ -16,7 +16,9 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
 
-__all__ = ["add", "clear", "drop", "due", "pending", "pending_in_game", "retire"]
+__all__ = [
+    "add", "clear", "drop", "due", "pending", "pending_in_game", "put_back", "retire",
+]  # fmt: skip
 
 
 def add(
@@ -113,3 +115,17 @@ def pending_in_game(session: Session, game: Game) -> list[FutureOrder]:
             .order_by(FutureOrder.id)
         )
     )
+
+
+def put_back(session: Session, game: Game, retired: Sequence[int], processed_at: datetime) -> None:
+    """For a ROLLBACK to a phase processed at ``processed_at``: the rows as they stood
+    then.  The rows processing retired since (``retired``, their ids, as each phase's
+    results keep them) are pending again, and those sent after it (in phases now
+    undone, like those phases' orders) retire.  A row a player CLEARed stays cleared."""
+    again = set(retired)
+    rows = session.scalars(select(FutureOrder).where(FutureOrder.game_id == game.id))
+    for row in rows:
+        if row.created_at > processed_at:
+            row.active = False
+        elif row.id in again:
+            row.active = True

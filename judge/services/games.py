@@ -191,6 +191,9 @@ def process_game(
     if at_deadline(session, judge, game, record, now):
         # Ended by agreement (its final mail queued), or waiting for the master (8.4).
         return None
+    # What was sent ahead before processing, so that a ROLLBACK can put back the rows
+    # processing retires.
+    waiting = {row.id for row in future_orders.pending_in_game(session, game)}
     # The phase, or in a two-season game the whole season (house rule 3.1).
     position, orders, rules, played = adjudicate_current(session, game, record)
     outcome, report = played.outcome, played.report
@@ -246,6 +249,8 @@ def process_game(
     private = played.private
     if outcome.winner is None:
         ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
+    left = {row.id for row in future_orders.pending_in_game(session, game)}
+    record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
     mailings.send_results(

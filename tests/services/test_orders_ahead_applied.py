@@ -253,3 +253,23 @@ def test_an_ejected_players_orders_sent_ahead_are_dropped(tmp_path: Path) -> Non
     rows = table.new_mail()
     assert orders_of(app, 2, "England") == []
     assert not any("sent ahead" in row.body for row in rows)
+
+
+def test_a_rollback_puts_back_the_orders_sent_ahead_as_they_stood(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("france@example.org", FRANCE + "PHASE F1901M\nA Par-Bur\n", "2026-11-23 13:00")
+    others_hold(table, "2026-11-23 13:00")
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    assert orders_of(app, 2, "France") == [("A Par-Bur", "A par-bur", None, True)]
+    # Sent during Fall 1901, which the rollback undoes: undone with it.
+    table.send("france@example.org", FRANCE + "PHASE S1902M\nA Bur-Bel\n", "2026-11-26 08:00")
+    table.new_mail()
+    table.send("gm@example.org", GM + "ROLLBACK S1901M mistyped\n", "2026-11-26 09:00")
+    table.new_mail()
+    # As at Spring 1901's deadline: the order for Fall 1901 pending again, the later one gone.
+    assert pending(app) == [("F1901M", ["A Par-Bur"])]
+    table.process("2026-11-28 20:00")
+    table.new_mail()
+    assert orders_of(app, 2, "France") == [("A Par-Bur", "A par-bur", None, True)]
+    assert pending(app) == []
