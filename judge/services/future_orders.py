@@ -23,10 +23,12 @@ __all__ = [
     "MAX_KEPT_LINES",
     "add",
     "clear",
+    "drop",
     "due",
     "kept_lines",
     "pending",
     "pending_in_game",
+    "put_back",
     "retire",
     "room_refusal",
 ]
@@ -59,6 +61,16 @@ def add(
 def clear(session: Session, game: Game, player: Player, phase: str) -> int:
     """Retire the player's pending orders for ``phase``; how many there were."""
     rows = _active(session, game, FutureOrder.player_id == player.id, FutureOrder.phase == phase)
+    for row in rows:
+        row.active = False
+    return len(rows)
+
+
+def drop(session: Session, game: Game, player: Player) -> int:
+    """Retire the player's pending orders of every phase (the seat taken over by a new
+    player, or its player ejected: the orders are the old player's, never the seat's);
+    how many there were."""
+    rows = pending(session, game, player)
     for row in rows:
         row.active = False
     return len(rows)
@@ -117,3 +129,17 @@ def room_refusal(game: Game, kept: int, adding: int) -> str | None:
         f"{MAX_KEPT_LINES} are kept, so this was not: send CLEAR after a PHASE line to "
         "drop that phase's and make room"
     )
+
+
+def put_back(session: Session, game: Game, retired: Sequence[int], processed_at: datetime) -> None:
+    """For a ROLLBACK to a phase processed at ``processed_at``: the rows as they stood
+    then.  The rows processing retired since (``retired``, their ids, as each phase's
+    results keep them) are pending again, and those sent after it (in phases now
+    undone, like those phases' orders) retire.  A row a player CLEARed stays cleared."""
+    again = set(retired)
+    rows = session.scalars(select(FutureOrder).where(FutureOrder.game_id == game.id))
+    for row in rows:
+        if row.created_at > processed_at:
+            row.active = False
+        elif row.id in again:
+            row.active = True

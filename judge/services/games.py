@@ -16,7 +16,7 @@ from judge.config import Nmr
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
-from judge.engine.adjudicator import Adjudication, adjudicate
+from judge.engine.adjudicator import Adjudication
 from judge.engine.board import standard_map
 from judge.engine.document import position_from_document, position_to_document
 from judge.engine.notation import parse_order
@@ -25,7 +25,7 @@ from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import Ending, format_deadline
-from judge.services import ahead, mailings, releases, seasons
+from judge.services import ahead, future_orders, mailings, releases, seasons
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -154,15 +154,16 @@ def orders_for_phase(session: Session, game: Game) -> dict[str, list[str]]:
 
 def adjudicate_current(
     session: Session, game: Game, record: PhaseRecord
-) -> tuple[Position, dict[str, list[str]], Rules, Adjudication]:
-    """The game's current phase (``record``) adjudicated with the orders as they stand,
-    storing nothing: its position, each power's orders, the game's rules and the outcome,
-    as PREVIEW shows it (:mod:`judge.services.preview`; PROCESS plays a two-season game's
-    whole season, :func:`judge.services.seasons.play`)."""
+) -> tuple[Position, dict[str, list[str]], Rules, seasons.Played]:
+    """The game's current phase (``record``) played with the orders as they stand,
+    storing nothing: its position, each power's orders, the game's rules and what was
+    played (in a two-season game the whole season, :func:`judge.services.seasons.play`),
+    as PROCESS keeps it (:func:`process_game`) and PREVIEW shows it
+    (:mod:`judge.services.preview`)."""
     position = position_from_document(record.position, standard_map())
     orders = orders_for_phase(session, game)
     rules = game_rules(game)
-    return position, orders, rules, adjudicate(position, orders, rules)
+    return position, orders, rules, seasons.play(session, game, record.seq, position, orders, rules)
 
 
 def process_game(
@@ -190,12 +191,14 @@ def process_game(
     if at_deadline(session, judge, game, record, now):
         # Ended by agreement (its final mail queued), or waiting for the master (8.4).
         return None
-    position = position_from_document(record.position, standard_map())
-    orders = orders_for_phase(session, game)
-    rules = game_rules(game)
+    # What was sent ahead before processing, so that a ROLLBACK can put back the rows
+    # processing retires.
+    waiting = {row.id for row in future_orders.pending_in_game(session, game)}
     # The phase, or in a two-season game the whole season (house rule 3.1).
-    played = seasons.play(session, game, record.seq, position, orders, rules)
+    position, orders, rules, played = adjudicate_current(session, game, record)
     outcome, report = played.outcome, played.report
+    # The season's own rows sent ahead were read: they retire, used or not.
+    future_orders.retire(session, game, played.used)
     players = queries.players_of(session, game.id)
     # The report is kept with the results so HISTORY prints exactly what players got;
     # the seats as they stood, so that a ROLLBACK can put back what processing changes.
@@ -246,6 +249,8 @@ def process_game(
     private = played.private
     if outcome.winner is None:
         ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
+    left = {row.id for row in future_orders.pending_in_game(session, game)}
+    record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
     mailings.send_results(

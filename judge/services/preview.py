@@ -2,7 +2,8 @@
 phase would give with the orders as they stand, and nothing is stored.
 
 The adjudication is :func:`judge.services.games.adjudicate_current`, the one PROCESS
-runs; unlike :func:`~judge.services.games.process_game` nothing of it is written: no phase
+runs (in a two-season game the whole season, with the rows sent ahead for it, which stay
+pending); unlike :func:`~judge.services.games.process_game` nothing of it is written: no phase
 record, no results, no missed phase counted, no mail.  The text is for the game master's
 reply only.
 """
@@ -15,7 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge.db import queries
 from judge.db.models import Game, GameStatus, PlayerStatus
-from judge.presenters import and_list, next_phase_text, results_report
+from judge.presenters import and_list, next_phase_text
 from judge.render import fill
 from judge.services.errors import ServiceError
 from judge.services.games import adjudicate_current, current_phase, no_moves_received
@@ -68,13 +69,14 @@ def preview(session: Session, game: Game) -> Preview:
     record = current_phase(session, game)
     if record is None or record.processed_at is not None:
         raise ServiceError(f"game {game.name} has no phase to preview")
-    position, orders, rules, outcome = adjudicate_current(session, game, record)
+    position, orders, rules, played = adjudicate_current(session, game, record)
+    outcome = played.outcome
     active = [p.power for p in queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)]
     missing = no_moves_received(position, rules, orders, active)
     order = {power: index for index, power in enumerate(position.map.powers)}
     return Preview(
         phase=position.phase.code,
-        report=results_report(game.name, game.seq, outcome),
+        report=played.report,
         next_phase=None if outcome.winner else next_phase_text(outcome.position.phase),
         winner=outcome.winner,
         missing=tuple(sorted(missing, key=lambda p: order.get(p, len(order)))),

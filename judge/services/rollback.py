@@ -10,9 +10,10 @@ HISTORY shows (:mod:`judge.services.listings`).
 
 Processing a phase changes each seat's missed count, civil disorder and WAIT; the phase's
 results keep the seats as they stood (:func:`judge.services.games.seat_states`), and they
-are put back from there.  A resignation or a takeover is a player's act, and an ejection
-the game master's, not the processing's: they stay (a seat held by another address since,
-or whose player was ejected, is left alone).
+are put back from there; so are the orders sent ahead, as they stood at the target's
+deadline (:func:`judge.services.future_orders.put_back`).  A resignation or a takeover
+is a player's act, and an ejection the game master's, not the processing's: they stay
+(a seat held by another address since, or whose player was ejected, is left alone).
 """
 
 from __future__ import annotations
@@ -40,7 +41,7 @@ from judge.engine.document import position_from_document
 from judge.engine.phases import Phase
 from judge.engine.position import Position
 from judge.presenters import phase_heading
-from judge.services import notices
+from judge.services import future_orders, notices
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
 from judge.services.errors import ServiceError
@@ -170,6 +171,16 @@ def roll_back(
     seats = (target.results or {}).get("seats")
     restored = _restore_seats(players, seats) if isinstance(seats, dict) else ()
 
+    # The orders sent ahead as they stood at the target's deadline: processing retired
+    # some since (applied, or their phase past), and some were sent in phases undone.
+    # (Phases processed before the judge kept them have no list: nothing to put back.)
+    retired = [
+        row_id
+        for record in [target, *later]
+        for row_id in (record.results or {}).get("ahead_retired", [])
+    ]
+    if target.processed_at is not None:  # always, for a phase with results
+        future_orders.put_back(session, game, retired, target.processed_at)
     queries.delete_orders_after(session, game.id, target.seq)
     queries.delete_notices_from(session, game.id, target.seq)
     for record in later:

@@ -36,7 +36,9 @@ class Played:
     ``position`` the next phase's, ``winner``); ``first``: the phase played first (the
     season's moves), which the press releases are decided against; ``report``: the
     results text; ``document``: what the phase record keeps; ``private``: by
-    ``Player.id``, lines for that player's copy of the results alone.
+    ``Player.id``, lines for that player's copy of the results alone; ``used``: the
+    phases whose rows sent ahead the play read, which processing retires (a PREVIEW
+    leaves them pending).
     """
 
     outcome: Adjudication
@@ -45,6 +47,7 @@ class Played:
     document: dict[str, Any]
     skipped: tuple[Phase, ...]
     private: dict[int, list[str]] = field(default_factory=dict)
+    used: tuple[str, ...] = ()
 
 
 def play(
@@ -56,7 +59,9 @@ def play(
     rules: Rules,
 ) -> Played:
     """Adjudicate the game's current phase (number ``seq``, starting at ``position``) with
-    ``orders``: the phase alone, or in a two-season game's movement phase the season."""
+    ``orders``: the phase alone, or in a two-season game's movement phase the season.
+    Stores nothing: the caller retires the rows of ``Played.used`` when it keeps the
+    outcome (PROCESS), and leaves them when it does not (PREVIEW)."""
     if not is_two_season(game) or position.phase.kind is not PhaseKind.MOVEMENT:
         outcome = adjudicate(position, orders, rules)
         report = results_report(game.name, seq, outcome)
@@ -74,7 +79,7 @@ def _season(
 ) -> Played:
     """The two-season game's season: the moves, then the season's own rows (its retreats,
     and in Autumn the year's adjustments) by power, each read again into its items; the
-    rows retire, used or not."""
+    rows are to retire, used or not (``Played.used``)."""
     phases = season_phases(position.phase)
     players = {p.id: p for p in queries.players_of(session, game.id)}
     ahead: dict[PhaseKind, dict[str, list[Item]]] = {}
@@ -95,7 +100,6 @@ def _season(
                 )
                 continue
             ahead.setdefault(kind, {}).setdefault(player.power, []).extend(items)
-    future_orders.retire(session, game, [p.code for p in phases.values()])
     season = adjudicate_season(position, orders, ahead, rules)
     by_power = {p.power: p.id for p in players.values()}
     for power, notes in season.notes.items():
@@ -109,4 +113,5 @@ def _season(
     }
     skipped = tuple(p for step in season.steps for p in step.skipped)
     whole = replace(moves, position=season.position, winner=season.winner, skipped=skipped)
-    return Played(whole, moves, report, document, skipped, private)
+    used = tuple(p.code for p in phases.values())
+    return Played(whole, moves, report, document, skipped, private, used)

@@ -20,7 +20,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import Game, GameStatus, Player, PlayerStatus
 from judge.presenters import format_deadline
-from judge.services import mailings
+from judge.services import future_orders, mailings
 from judge.services.context import Judge
 from judge.services.endgame import drop_votes
 from judge.services.errors import ServiceError
@@ -185,6 +185,9 @@ def take_over(conversation: Conversation, game: Game, player: Player) -> None:
     old_address = player.address
     # The previous player's orders for this phase are theirs, not the new player's.
     conversation.work.orders.retire(session, game, player, None)
+    # And so are the orders they sent ahead for later phases (retired unannounced: the
+    # new player never saw them, and nobody else is concerned).
+    future_orders.drop(session, game, player)
     # So are its secret votes to end the game: the new player never cast them.
     drop_votes(session, game, player.power)
     assert player.takeover_hash is not None
@@ -264,6 +267,9 @@ def eject(conversation: Conversation, game: Game, word: str) -> None:
     session, judge, now = conversation.session, conversation.judge, conversation.now
     mailings.send_ejected(session, judge, game, player, now)
     conversation.work.orders.retire(session, game, player, None)
+    # The ejected player's orders sent ahead are theirs, not the seat's: the power is
+    # in civil disorder now, and a new player starts with none.
+    future_orders.drop(session, game, player)
     player.status = PlayerStatus.CIVIL_DISORDER
     player.ejected_at = now
     player.password_hash = ""  # no password matches an empty hash

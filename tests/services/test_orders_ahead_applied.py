@@ -238,3 +238,60 @@ def test_an_order_sent_ahead_replaced_by_a_later_one_is_said_replaced(tmp_path: 
         "Taken: A Bur H\n"
     ) in france
     assert [row[:2] for row in orders_of(app, 2, "France") if row[3]] == [("A Bur H", "A bur H")]
+
+
+GM = "SIGNON Mtest01 gm-secret\n"
+
+
+def test_a_seat_taken_over_drops_the_old_players_orders_sent_ahead(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nPHASE F1901M\nA Con-Bul\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.send("turkey@example.org", "SIGNON Ttest01 pw-tur\nRESIGN\n", "2026-11-23 13:10")
+    table.send("gm@example.org", GM + "SET PASSWORD Turkey sultan-2\n", "2026-11-23 14:00")
+    table.new_mail()
+    # Kept while the seat is open: the resigned player's, applied to nobody.
+    assert pending(app) == [("F1901M", ["A Con-Bul"])]
+    table.send("newbie@example.net", "SIGNON Ttest01 sultan-2\nA Con H\n", "2026-11-23 15:00")
+    confirm = table.new_mail()[-1]
+    assert (confirm.to_addr, confirm.kind) == ("newbie@example.net", "confirm")
+    # The new player never sent them: they are gone, and shown to nobody.
+    assert "A Con-Bul" not in confirm.body
+    assert pending(app) == []
+    table.process("2026-11-25 20:00")
+    rows = table.new_mail()
+    assert orders_of(app, 2, "Turkey") == []
+    assert not any("sent ahead" in row.body for row in rows)
+
+
+def test_an_ejected_players_orders_sent_ahead_are_dropped(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("england@example.org", "SIGNON Etest01 pw-eng\nPHASE F1901M\nF Lon-NTH\n",
+               "2026-11-23 13:00")  # fmt: skip
+    table.send("gm@example.org", GM + "EJECT England\n", "2026-11-23 14:00")
+    table.new_mail()
+    assert pending(app) == []
+    table.process("2026-11-25 20:00")
+    rows = table.new_mail()
+    assert orders_of(app, 2, "England") == []
+    assert not any("sent ahead" in row.body for row in rows)
+
+
+def test_a_rollback_puts_back_the_orders_sent_ahead_as_they_stood(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("france@example.org", FRANCE + "PHASE F1901M\nA Par-Bur\n", "2026-11-23 13:00")
+    others_hold(table, "2026-11-23 13:00")
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    assert orders_of(app, 2, "France") == [("A Par-Bur", "A par-bur", None, True)]
+    # Sent during Fall 1901, which the rollback undoes: undone with it.
+    table.send("france@example.org", FRANCE + "PHASE S1902M\nA Bur-Bel\n", "2026-11-26 08:00")
+    table.new_mail()
+    table.send("gm@example.org", GM + "ROLLBACK S1901M mistyped\n", "2026-11-26 09:00")
+    table.new_mail()
+    # As at Spring 1901's deadline: the order for Fall 1901 pending again, the later one gone.
+    assert pending(app) == [("F1901M", ["A Par-Bur"])]
+    table.process("2026-11-28 20:00")
+    table.new_mail()
+    assert orders_of(app, 2, "France") == [("A Par-Bur", "A par-bur", None, True)]
+    assert pending(app) == []

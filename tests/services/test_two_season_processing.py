@@ -162,3 +162,33 @@ def test_a_two_season_year_played_by_the_judge(tmp_path: Path) -> None:
     history = table.new_mail()[0].body
     assert "Adjustment results for Winter of 1901.  (test01.002)" in history
     assert "Retreat results for Spring of 1902.  (test01.003)" in history
+
+
+def test_preview_of_a_two_season_autumn_shows_the_whole_season_and_keeps_the_rows(
+    tmp_path: Path,
+) -> None:
+    app, table = make_game(tmp_path)
+    table.new_mail()
+    order(table, "France", "A Par-Bur\n", "2026-11-24 10:00")
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    order(table, "France", "A Bur-Bel\n", "2026-11-26 10:00")
+    send_ahead(app, "France", "W1901A", ["Build A Par"])
+    send_ahead(app, "Italy", "F1901R", ["A Ven-Pie"])
+    table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nPREVIEW\n", "2026-11-26 11:00")
+    (reply,) = table.new_mail()
+    body = reply.body
+    # The whole season: the moves, then the year's adjustments from the rows sent ahead.
+    assert "Preview of test01 F1901M, with the orders as they stand now:" in body
+    assert "Movement results for Fall of 1901.  (test01.002)" in body
+    assert "Adjustment results for Winter of 1901.  (test01.002)" in body
+    assert "France:    Builds an army in Paris.\n" in body
+    assert "The next phase of 'test01' would be Movement for Spring of 1902." in body
+    # Nothing stored: the phase, and the rows sent ahead, still pending.
+    assert table.phase() == "F1901M"
+    with app.sessions() as session:
+        rows = session.scalars(select(FutureOrder).where(FutureOrder.active)).all()
+        assert sorted((r.phase, r.lines) for r in rows) == [
+            ("F1901R", ["A Ven-Pie"]),
+            ("W1901A", ["Build A Par"]),
+        ]
