@@ -488,14 +488,19 @@ def choose(items: Sequence[Item], position: Position) -> list[str]:
         if isinstance(item, str):
             out.append(item)
             continue
-        for branch in item.branches:
-            if holds(branch.condition, position):
-                out.extend(choose(branch.items, position))
-                break
-        else:
-            if item.otherwise is not None:
-                out.extend(choose(item.otherwise, position))
+        index = taken(item, position)
+        if index is not None:
+            out.extend(choose(_branch_items(item, index), position))
     return out
+
+
+def _branch_items(block: IfBlock, index: int) -> Sequence[Item]:
+    """The items of the branch :func:`taken` names by ``index`` (the ``ELSE`` past the
+    last ``ELSE IF``)."""
+    if index == len(block.branches):
+        assert block.otherwise is not None
+        return block.otherwise
+    return block.branches[index].items
 
 
 def taken(block: IfBlock, position: Position) -> int | None:
