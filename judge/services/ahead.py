@@ -157,7 +157,7 @@ def _apply(
                 _take(session, work, game, player, position, rules, text, row.inbound_id, now)
             )
     if not became:
-        became.append("Taken: nothing (no branch with orders was taken)")
+        return [*shown, "Taken: nothing (no branch with orders was taken)"]
     return [*shown, *_replaced(became, work.orders.of(session, game, player))]
 
 
@@ -168,7 +168,7 @@ def _replaced(became: list[str], active: Sequence[ActiveOrder]) -> list[str]:
     out: list[str] = []
     for line in became:
         text = line.removeprefix("Taken: ")
-        if text != line and text not in standing and not text.startswith("nothing ("):
+        if text != line and text not in standing:
             line = f"Replaced: {text}: a later order for the same unit counts"
         out.append(line)
     return out

@@ -295,3 +295,24 @@ def test_a_rollback_puts_back_the_orders_sent_ahead_as_they_stood(tmp_path: Path
     table.new_mail()
     assert orders_of(app, 2, "France") == [("A Par-Bur", "A par-bur", None, True)]
     assert pending(app) == []
+
+
+def test_a_block_sent_ahead_that_takes_no_branch_says_nothing_was_taken(tmp_path: Path) -> None:
+    # The only row sent ahead is an IF block whose condition fails and which has no ELSE.
+    app, table = started_game(tmp_path)
+    send_ahead(app, "France", "F1901M", ["IF A Bel", "A Bel-Hol", "ENDIF"])
+    table.send("france@example.org", FRANCE + "A Par H\n", "2026-11-24 10:00")
+    others_hold(table, "2026-11-24 10:00")
+    table.new_mail()
+    table.process("2026-11-25 20:00")
+    france = results_to(table.new_mail(), "france@example.org").body
+    assert (
+        "Orders you sent ahead for Fall 1901 Movement:\n"
+        "  IF A Bel\n"
+        "    A Bel-Hol\n"
+        "  ENDIF  <- no branch taken\n"
+        "Taken: nothing (no branch with orders was taken)\n"
+        "\n"
+    ) in france
+    assert orders_of(app, 2, "France") == []
+    assert pending(app) == []
