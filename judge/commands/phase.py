@@ -12,6 +12,7 @@ refused with it, never taken for another phase.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from judge.commands.base import Audience, Command, Help, Line, MailCommand
@@ -26,6 +27,8 @@ from judge.services.phase_sections import (
 )
 
 if TYPE_CHECKING:
+    from judge.db.models import Game
+    from judge.engine.phases import Phase
     from judge.services.conversation import Conversation
 
 __all__ = ["EndPhase", "Heading", "PhaseCommand"]
@@ -56,16 +59,12 @@ class PhaseCommand(MailCommand):
         return line.command(self.name, line.args)
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        line = command.line.strip()
-        try:
-            game, _player = playing(conversation)
-            current = conversation.position(game).phase
-            section = phase_section(game, current, line, read_phase(command.args))
-        except (ServiceError, ValueError) as err:
-            # Its orders are refused with it, up to its section's end.
-            conversation.section = Section(self.name, line, None)
-            raise ServiceError(str(err)) from None
-        conversation.section = section
+        _open(
+            conversation, self.name, command,
+            lambda game, current, line: phase_section(
+                game, current, line, read_phase(command.args)
+            ),
+        )  # fmt: skip
 
 
 class EndPhase(MailCommand):
@@ -104,12 +103,27 @@ class Heading(MailCommand):
         self.help = Help(usage=(name,), description=what, audience=Audience.PLAYER)
 
     def process(self, conversation: Conversation, command: Command) -> None:
-        line = command.line.strip()
-        try:
-            game, _player = playing(conversation)
-            current = conversation.position(game).phase
-            section = heading_section(game, current, self.name, line)
-        except (ServiceError, ValueError) as err:
-            conversation.section = Section(self.name, line, None)
-            raise ServiceError(str(err)) from None
-        conversation.section = section
+        _open(
+            conversation, self.name, command,
+            lambda game, current, line: heading_section(game, current, self.name, line),
+        )  # fmt: skip
+
+
+def _open(
+    conversation: Conversation,
+    word: str,
+    command: Command,
+    section_of: Callable[[Game, Phase, str], Section],
+) -> None:
+    """Open the section of ``command`` (a PHASE line or a heading, ``word``): the one
+    ``section_of`` gives for the game at its current phase, or, when the line is refused
+    (``ServiceError``, ``ValueError``), a refused section, so that its orders are refused
+    with it up to the section's end."""
+    line = command.line.strip()
+    try:
+        game, _player = playing(conversation)
+        section = section_of(game, conversation.position(game).phase, line)
+    except (ServiceError, ValueError) as err:
+        conversation.section = Section(word, line, None)
+        raise ServiceError(str(err)) from None
+    conversation.section = section

@@ -403,12 +403,13 @@ def _keyword(line: str) -> tuple[str, str]:
     return keyword, rest
 
 
-def parse_blocks(lines: Iterable[str], game_map: Map) -> list[Item]:
+def parse_blocks(lines: Iterable[str], game_map: Map, first: int = 1) -> list[Item]:
     """Read ``IF`` / ``ELSE IF`` / ``ELSE`` / ``ENDIF`` blocks (any case, nestable; also
     spelt ``ELSEIF``, ``ELSIF`` and ``END IF``) out of ``lines``; every other non-blank
     line is an order line, kept as written (stripped).
 
-    Errors raise ``ValueError`` naming the line (counted from 1): an ``ELSE``, ``ELSE IF``
+    Errors raise ``ValueError`` naming the line (counted from ``first``, the number of
+    the first of ``lines`` in the message they come from): an ``ELSE``, ``ELSE IF``
     or ``ENDIF`` without its ``IF``, an ``ELSE IF`` after the ``ELSE``, a second ``ELSE``,
     an ``IF`` left without ``ENDIF``, a bad condition, blocks nested too deep.
 
@@ -426,7 +427,7 @@ condition=CentreOwned(centre='bel', power=None), items=('F Bre-Mao',)),), otherw
         block = stack[-1]
         return block.otherwise if block.otherwise is not None else block.items
 
-    for number, raw in enumerate(lines, 1):
+    for number, raw in enumerate(lines, first):
         line = raw.strip()
         if not line:
             continue

@@ -10,7 +10,6 @@ phase begins, by the processing.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from itertools import chain, repeat
 
 from sqlalchemy.orm import Session
 
@@ -107,8 +106,9 @@ def check_block(
             f"this IF block has {len(lines):,} lines; at most {MAX_BLOCK_LINES} are read "
             "from one block: split it"
         )
-    # Numbered as in the message: the lines before the block count as blank ones.
-    items = parse_blocks(chain(repeat("", number - 1), lines), board)
+    # Numbered as in the message (not fed the lines before it: one message may hold
+    # many blocks, far down).
+    items = parse_blocks(lines, board, first=number)
     for offset, line in enumerate(lines):
         if not line.strip() or is_block_word(line):
             continue

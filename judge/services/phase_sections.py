@@ -78,20 +78,13 @@ class Section:
 
     ``word`` the line's command (``PHASE``, ``RETREATS`` ...), ``line`` as written;
     ``phase`` the phase the orders are for, ``None`` when the line was refused (its
-    orders are refused too); ``own`` whether it is the two-season season's own retreats
-    or the year's adjustments (decided at this season's deadline); ``now`` whether it
-    names the current phase (its orders are taken now, as without PHASE)."""
+    orders are refused too); ``now`` whether it names the current phase (its orders are
+    taken now, as without PHASE)."""
 
     word: str
     line: str
     phase: Phase | None
-    own: bool = False
     now: bool = False
-
-    @property
-    def ahead(self) -> Phase | None:
-        """The later phase its orders are kept for (None: refused, or for now)."""
-        return None if self.now else self.phase
 
     @property
     def refusal(self) -> str:
@@ -211,7 +204,7 @@ def phase_section(game: Game, current: Phase, line: str, target: Phase) -> Secti
             f"{target.code} is too far ahead: orders may be sent up to {YEARS_AHEAD} years "
             f"ahead of {current.code} (up to W{current.year + YEARS_AHEAD}A)"
         )
-    return Section("PHASE", line, target, own=target in own_phases(game, current))
+    return Section("PHASE", line, target)
 
 
 def heading_section(game: Game, current: Phase, word: str, line: str) -> Section:
@@ -235,14 +228,14 @@ def heading_section(game: Game, current: Phase, word: str, line: str) -> Section
         )
     own = own_phases(game, current)
     if retreats:
-        return Section(word, line, own[0], own=True)
+        return Section(word, line, own[0])
     if len(own) < 2:
         raise ValueError(
             f"{word} heads the year's builds and removals, sent with the Autumn orders: "
             f"there are none after Spring (send them with your Autumn orders, or after "
             f"PHASE W{current.year}A)"
         )
-    return Section(word, line, own[1], own=True)
+    return Section(word, line, own[1])
 
 
 def auto_adjustment(game: Game, current: Phase, line: str) -> Section | None:
@@ -255,4 +248,4 @@ def auto_adjustment(game: Game, current: Phase, line: str) -> Section | None:
     own = own_phases(game, current)
     if len(own) < 2:
         return None
-    return Section("BUILDS", line, own[1], own=True)
+    return Section("BUILDS", line, own[1])

@@ -354,6 +354,17 @@ def test_block_errors_name_the_line(text: str, message: str) -> None:
     assert str(error.value) == message
 
 
+def test_block_lines_may_be_numbered_from_a_later_line() -> None:
+    # A block read out of a message is numbered as in the message, without the lines
+    # before it being fed in (a message of many blocks stays linear).
+    with pytest.raises(ValueError) as error:
+        parse_blocks(["IF A Mun", "ELSE", "ELSE", "ENDIF"], MAP, first=40)
+    assert str(error.value) == "line 42: 'ELSE' after the ELSE of the IF on line 40"
+    with pytest.raises(ValueError) as error:
+        parse_blocks(["IF A Mun", "A Mun H"], MAP, first=7)
+    assert str(error.value) == "line 7: IF without ENDIF"
+
+
 def test_if_nesting_is_bounded() -> None:
     ok = "IF A Mun\n" * MAX_DEPTH + "A Mun H\n" + "ENDIF\n" * MAX_DEPTH
     assert choose(_blocks(ok), POS) == ["A Mun H"]
