@@ -134,7 +134,7 @@ class IfCommand(MailCommand):
                 return
             future_orders.add(
                 conversation.session, game, player, target.code, kept,
-                conversation.inbound_id, conversation.now,
+                conversation.inbound_id, conversation.now, cache=conversation.work.ahead,
             )  # fmt: skip
             conversation.activity.orders_ahead += 1
             return

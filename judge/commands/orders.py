@@ -116,7 +116,7 @@ def send_ahead(
         kept += 1
         future_orders.add(
             conversation.session, game, player, phase.code, [piece.text],
-            conversation.inbound_id, conversation.now,
+            conversation.inbound_id, conversation.now, cache=conversation.work.ahead,
         )  # fmt: skip
         conversation.activity.orders_ahead += 1
 

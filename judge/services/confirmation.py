@@ -211,7 +211,12 @@ def confirmation_mail(
         order_lines=echoed,
         missing_lines=missing,
         ahead=ahead_paragraphs(
-            conversation.session, game, player, position.phase, conversation.map
+            conversation.session,
+            game,
+            player,
+            position.phase,
+            conversation.map,
+            conversation.work.ahead,
         ),
         rejected=part.rejected,
         ignored=part.ignored,

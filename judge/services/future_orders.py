@@ -25,6 +25,8 @@ __all__ = [
     "clear",
     "drop",
     "due",
+    "keepers",
+    "keeps",
     "kept_lines",
     "pending",
     "pending_in_game",
@@ -47,6 +49,8 @@ def add(
     lines: Sequence[str],
     inbound_id: int | None,
     now: datetime,
+    *,
+    cache: dict[int, set[int]] | None = None,
 ) -> FutureOrder:
     """Keep ``lines`` (one order line, or one IF block's lines) for ``phase`` (a phase
     code), after the player's earlier ones for it."""
@@ -55,6 +59,9 @@ def add(
         active=True, inbound_id=inbound_id, created_at=now,
     )  # fmt: skip
     session.add(row)
+    if cache is not None:
+        keeps(cache, session, game, player)
+        cache[game.id].add(player.id)
     return row
 
 
@@ -74,6 +81,28 @@ def drop(session: Session, game: Game, player: Player) -> int:
     for row in rows:
         row.active = False
     return len(rows)
+
+
+def keepers(session: Session, game: Game) -> set[int]:
+    """The players (``Player.id``) who keep orders sent ahead in ``game``.  Read without
+    flushing the session first: the rows a transaction adds, its callers note
+    themselves (:attr:`~judge.services.unit_of_work.UnitOfWork.ahead`)."""
+    with session.no_autoflush:
+        found = session.scalars(
+            select(FutureOrder.player_id)
+            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True))
+            .distinct()
+        )
+        return set(found)
+
+
+def keeps(cache: dict[int, set[int]], session: Session, game: Game, player: Player) -> bool:
+    """Whether ``player`` keeps orders sent ahead in ``game``, by ``cache`` (a
+    transaction's :attr:`~judge.services.unit_of_work.UnitOfWork.ahead`, filled from
+    :func:`keepers` once per game): False means none for certain, True maybe some."""
+    if game.id not in cache:
+        cache[game.id] = keepers(session, game)
+    return player.id in cache[game.id]
 
 
 def pending(session: Session, game: Game, player: Player) -> list[FutureOrder]:

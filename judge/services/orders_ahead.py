@@ -137,11 +137,19 @@ def _row_lines(row: FutureOrder, board: Map, suffix: str) -> list[str]:
 
 
 def ahead_paragraphs(
-    session: Session, game: Game, player: Player, current: Phase, board: Map
+    session: Session,
+    game: Game,
+    player: Player,
+    current: Phase,
+    board: Map,
+    cache: dict[int, set[int]] | None = None,
 ) -> list[str]:
     """The player's pending orders sent ahead, one paragraph a phase in the order of
     play; a two-season game's season's own retreats and adjustments are headed as
-    such, their plain lines marked "if dislodged" and "if owed"."""
+    such, their plain lines marked "if dislodged" and "if owed".  With ``cache`` (the
+    transaction's ``UnitOfWork.ahead``), a player who keeps none costs no query."""
+    if cache is not None and not future_orders.keeps(cache, session, game, player):
+        return []
     groups: dict[str, list[FutureOrder]] = {}
     for row in future_orders.pending(session, game, player):
         groups.setdefault(row.phase, []).append(row)

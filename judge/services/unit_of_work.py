@@ -57,12 +57,18 @@ class UnitOfWork:
     #: Copies to a registered address in the last hour (the copy ration), once read: when
     #: each was queued, and whether the "held back" notice went.
     copies: dict[str, CopyLog] = field(default_factory=dict)
+    #: By game, the players who keep orders sent ahead (``future_orders``), read once a
+    #: transaction: a confirmation lists them, and most players keep none, so most
+    #: confirmations need not ask.  A player who sends some is added as they are kept.
+    ahead: dict[int, set[int]] = field(default_factory=dict)
 
     def forget_phases(self, game: Game) -> None:
         """Forget the positions and orders read of ``game``'s phases (a ROLLBACK removed
         some, and the same numbers will be played again); write the changes first."""
         self.positions = {key: pos for key, pos in self.positions.items() if key[0] != game.id}
         self.orders.forget(game.id)
+        # A ROLLBACK puts orders sent ahead back: who keeps some is read again.
+        self.ahead.pop(game.id, None)
 
 
 def write_changes(session: Session, work: UnitOfWork) -> None:
