@@ -518,3 +518,50 @@ def test_an_if_block_from_someone_not_signed_on_is_refused_and_given_back(
     assert "IF A Mun" in row.body and "  | A Mar H\n  | ENDIF\n" in row.body
     assert "Sign on first" in row.body
     assert current(app) == [] and rows(app) == []
+
+
+def test_a_batch_of_confirmations_asks_once_who_keeps_orders_ahead(tmp_path: Path) -> None:
+    # Four messages processed in one transaction (as the mail worker takes them): one
+    # query learns who keeps orders sent ahead, not one per confirmation; orders France
+    # sends ahead in the first message are still listed by its later confirmation.
+    from sqlalchemy import event
+
+    from judge.services.inbound import process_pending
+    from judge.services.intake import receive
+
+    app, table = game(tmp_path)
+    bodies = [
+        FRANCE + "A Par-Bur\nPHASE F1901M\nA Bur-Bel\n",
+        "SIGNON Gtest01 pw-ger\nA Mun-Ruh\n",
+        "SIGNON Gtest01 pw-ger\nA Ber-Kie\n",
+        FRANCE + "F Bre-MAO\n",
+    ]
+    senders = ["france@example.org", "germany@example.org"] * 2
+    senders[3] = "france@example.org"
+    for number, (sender, body) in enumerate(zip(senders, bodies, strict=True)):
+        raw = (
+            f"From: {sender}\nTo: judge@example.org\nSubject: orders\n"
+            f"Message-ID: <batch{number}@players.example>\n\n{body}"
+        ).encode()
+        with app.sessions() as session, session.begin():
+            receive(session, raw, at(WHEN))
+    statements: list[str] = []
+    engine = app.sessions.kw["bind"]
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if "future_orders" in statement and statement.lstrip().upper().startswith("SELECT"):
+            statements.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        assert process_pending(app.sessions, app.judge, lambda: at(WHEN)) == 4
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    # Who keeps some (once); France's kept lines, counted against the bound as its PHASE
+    # section is read; France's own rows for its two confirmations.  Germany's cost none.
+    assert len(statements) == 4
+    last = table.new_mail()[-1]
+    assert last.to_addr == "france@example.org"
+    assert (
+        "Orders sent ahead for Fall 1901 Movement (checked when that phase begins):\n  A Bur-Bel\n"
+    ) in last.body
