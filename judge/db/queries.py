@@ -17,6 +17,7 @@ from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, upda
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
+    FutureOrder,
     Game,
     GameStatus,
     InboundMessage,
@@ -782,3 +783,46 @@ def delete_votes(session: Session, game_id: int, power: str | None = None) -> No
     if power is not None:
         statement = statement.where(VoteRecord.power == power)
     session.execute(statement)
+
+
+# -- orders sent ahead ----------------------------------------------------------------
+
+
+def active_future_orders(
+    session: Session, game_id: int, *, player_id: int | None = None, phase: str | None = None
+) -> list[FutureOrder]:
+    """A game's pending orders sent ahead (``player_id``'s, of ``phase``, when given),
+    oldest first: the order they were sent in, the last order for a unit counting."""
+    statement = select(FutureOrder).where(
+        FutureOrder.game_id == game_id, FutureOrder.active.is_(True)
+    )
+    if player_id is not None:
+        statement = statement.where(FutureOrder.player_id == player_id)
+    if phase is not None:
+        statement = statement.where(FutureOrder.phase == phase)
+    return list(session.scalars(statement.order_by(FutureOrder.id)))
+
+
+def future_order_keepers(session: Session, game_id: int) -> set[int]:
+    """The players (ids) who keep pending orders sent ahead in a game."""
+    return set(
+        session.scalars(
+            select(FutureOrder.player_id)
+            .where(FutureOrder.game_id == game_id, FutureOrder.active.is_(True))
+            .distinct()
+        )
+    )
+
+
+def retire_future_orders(session: Session, game_id: int, phases: Sequence[str]) -> None:
+    """Retire every pending order sent ahead for ``phases`` of a game."""
+    session.execute(
+        update(FutureOrder)
+        .where(FutureOrder.game_id == game_id, FutureOrder.phase.in_(list(phases)))
+        .values(active=False)
+    )
+
+
+def future_orders_of(session: Session, game_id: int) -> list[FutureOrder]:
+    """Every order sent ahead in a game, pending or retired (what a ROLLBACK sets)."""
+    return list(session.scalars(select(FutureOrder).where(FutureOrder.game_id == game_id)))

@@ -14,9 +14,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from datetime import datetime
 
-from sqlalchemy import ColumnElement, select, update
 from sqlalchemy.orm import Session
 
+from judge.db import queries
 from judge.db.models import FutureOrder, Game, Player
 
 __all__ = [
@@ -67,7 +67,7 @@ def add(
 
 def clear(session: Session, game: Game, player: Player, phase: str) -> int:
     """Retire the player's pending orders for ``phase``; how many there were."""
-    rows = _active(session, game, FutureOrder.player_id == player.id, FutureOrder.phase == phase)
+    rows = queries.active_future_orders(session, game.id, player_id=player.id, phase=phase)
     for row in rows:
         row.active = False
     return len(rows)
@@ -88,12 +88,7 @@ def keepers(session: Session, game: Game) -> set[int]:
     flushing the session first: the rows a transaction adds, its callers note
     themselves (:attr:`~judge.services.unit_of_work.UnitOfWork.ahead`)."""
     with session.no_autoflush:
-        found = session.scalars(
-            select(FutureOrder.player_id)
-            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True))
-            .distinct()
-        )
-        return set(found)
+        return queries.future_order_keepers(session, game.id)
 
 
 def keeps(cache: dict[int, set[int]], session: Session, game: Game, player: Player) -> bool:
@@ -107,40 +102,24 @@ def keeps(cache: dict[int, set[int]], session: Session, game: Game, player: Play
 
 def pending(session: Session, game: Game, player: Player) -> list[FutureOrder]:
     """The player's pending rows of every phase, oldest first."""
-    return _active(session, game, FutureOrder.player_id == player.id)
+    return queries.active_future_orders(session, game.id, player_id=player.id)
 
 
 def due(session: Session, game: Game, phase: str) -> list[FutureOrder]:
     """Every player's pending rows for ``phase``, oldest first."""
-    return _active(session, game, FutureOrder.phase == phase)
+    return queries.active_future_orders(session, game.id, phase=phase)
 
 
 def retire(session: Session, game: Game, phases: Sequence[str]) -> None:
     """Retire every pending row of ``phases`` (applied, or the phases will not happen)."""
     if phases:
-        session.execute(
-            update(FutureOrder)
-            .where(FutureOrder.game_id == game.id, FutureOrder.phase.in_(list(phases)))
-            .values(active=False)
-        )
+        queries.retire_future_orders(session, game.id, phases)
 
 
 def pending_in_game(session: Session, game: Game) -> list[FutureOrder]:
     """Every player's pending rows of every phase of ``game``, oldest first: what a phase
     beginning looks through for its own rows and for those of phases now past."""
-    return _active(session, game)
-
-
-def _active(session: Session, game: Game, *where: ColumnElement[bool]) -> list[FutureOrder]:
-    """The pending rows of ``game`` that also match ``where``, oldest first (the order
-    they were sent in: the last order for a unit counts)."""
-    return list(
-        session.scalars(
-            select(FutureOrder)
-            .where(FutureOrder.game_id == game.id, FutureOrder.active.is_(True), *where)
-            .order_by(FutureOrder.id)
-        )
-    )
+    return queries.active_future_orders(session, game.id)
 
 
 def kept_lines(session: Session, game: Game, player: Player) -> int:
@@ -166,8 +145,7 @@ def put_back(session: Session, game: Game, retired: Sequence[int], processed_at:
     results keep them) are pending again, and those sent after it (in phases now
     undone, like those phases' orders) retire.  A row a player CLEARed stays cleared."""
     again = set(retired)
-    rows = session.scalars(select(FutureOrder).where(FutureOrder.game_id == game.id))
-    for row in rows:
+    for row in queries.future_orders_of(session, game.id):
         if row.created_at > processed_at:
             row.active = False
         elif row.id in again:
