@@ -19,22 +19,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import select
-from support.servicekit import Table, at, make_app
+from support.mailgame import ADDRESS, POWERS, post, seven, tick
+from support.servicekit import Table
 
 from judge.db.models import Game, OrderRecord, OutboundMessage
 from judge.runtime.bootstrap import App
-from judge.services.game_files import load_game
-from judge.services.games import due_games, process_game, start_game
 
-GM = "gm@example.org"
-POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
-PASSWORD = {power: f"pw-{power[:3].lower()}" for power in POWERS}
-INITIAL = {power: power[0] for power in POWERS}
-ADDRESS = {power: f"{power.lower()}@example.org" for power in POWERS}
-PLAYERS = "\n".join(
-    f'{power} = {{ address = "{ADDRESS[power]}", password = "{PASSWORD[power]}" }}'
-    for power in POWERS
-)
 #: Every unit of the initial position holding: what the quiet powers send.
 HOLD = {
     "Austria": "A Vie H\nA Bud H\nF Tri H\n",
@@ -48,43 +38,11 @@ HOLD = {
 
 
 def game(tmp_path: Path, settings: str = "") -> tuple[App, Table]:
-    """A judge with game ``test01`` (``settings`` added to its [game] table), started
-    2026-11-23 12:00 (S1901M, deadline Nov 25 20:00 London)."""
-    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'var' / 'judge.db'}")
-    path = tmp_path / "test01.toml"
-    path.write_text(
-        f'[game]\nname = "test01"\nrules = "2023"\ntimezone = "Europe/London"\n{settings}\n'
-        '[deadlines]\nmovement = { hours = 48, at = "20:00" }\nretreat = 24\nadjustment = 24\n\n'
-        f'[master]\naddress = "{GM}"\npassword = "gm-secret"\n\n[players]\n{PLAYERS}\n'
-    )
-    with app.sessions() as session, session.begin():
-        load_game(session, app.judge, path, at("2026-11-23 12:00"))
-        start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
-    table = Table(app)
-    table.new_mail()  # the game start: its own tests pin it
+    """The seven's game ``test01`` (``settings`` added to its [game] table), its start
+    mail read (its own tests pin it)."""
+    app, table = seven(tmp_path, settings)
+    table.new_mail()
     return app, table
-
-
-def post(table: Table, power: str, text: str, when: str) -> None:
-    """``power`` signs on and sends ``text`` (its mail is read by the caller)."""
-    table.send(ADDRESS[power], f"SIGNON {INITIAL[power]}test01 {PASSWORD[power]}\n{text}", when)
-
-
-def send(table: Table, power: str, text: str, when: str) -> list[OutboundMessage]:
-    """``power`` signs on and sends ``text``; the mail it caused."""
-    post(table, power, text, when)
-    return table.new_mail()
-
-
-def tick(app: App, when: str) -> list[str]:
-    """What the scheduler does at ``when``: the phases it processed."""
-    now = at(when)
-    with app.sessions() as session:
-        due = due_games(session, now)
-    for name, phase in due:
-        with app.sessions() as session, session.begin():
-            process_game(session, app.judge, name, now, phase=phase)
-    return [phase for _name, phase in due]
 
 
 def orders_of(app: App, power: str) -> list[tuple[str, str | None, str | None]]:
