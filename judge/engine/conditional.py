@@ -61,10 +61,13 @@ __all__ = [
     "Item",
     "Not",
     "UnitPresent",
+    "block_keyword",
     "choose",
     "holds",
+    "outline",
     "parse_blocks",
     "parse_condition",
+    "taken",
 ]
 
 #: The most words (and parentheses) a condition may hold.
@@ -387,10 +390,14 @@ def _condition_of(rest: str, number: int, line: str, game_map: Map) -> tuple[str
         raise ValueError(f"line {number}: {line!r}: {error}") from None
 
 
-def _keyword(line: str) -> tuple[str, str]:
-    """The line's block keyword (``if``, ``else``, ``endif``, or its first word in lower
-    case) and the rest of the line; ``ELSEIF``/``ELSIF`` are ``else`` with ``if`` ahead of
-    the rest, ``END IF`` is ``endif``."""
+def block_keyword(line: str) -> tuple[str, str]:
+    """The non-blank line's block keyword (``if``, ``else``, ``endif``, or its first word
+    in lower case) and the rest of the line; ``ELSEIF``/``ELSIF`` are ``else`` with
+    ``if`` ahead of the rest, ``END IF`` is ``endif``.
+
+    >>> block_keyword("End If"), block_keyword("ELSIF A Mun")
+    (('endif', ''), ('else', 'if A Mun'))
+    """
     first, *tail = line.split(None, 1)  # any whitespace after the keyword (a tab too)
     rest = tail[0] if tail else ""
     keyword = first.lower()
@@ -431,7 +438,7 @@ condition=CentreOwned(centre='bel', power=None), items=('F Bre-Mao',)),), otherw
         line = raw.strip()
         if not line:
             continue
-        keyword, rest = _keyword(line)
+        keyword, rest = block_keyword(line)
         if keyword == "if":
             if len(stack) >= MAX_DEPTH:
                 raise ValueError(f"line {number}: IF blocks nest more than {MAX_DEPTH} deep")

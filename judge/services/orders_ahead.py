@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from judge.db.models import FutureOrder, Game, Player
 from judge.engine.board import Map
-from judge.engine.conditional import Item, outline, parse_blocks
+from judge.engine.conditional import Item, block_keyword, outline, parse_blocks
 from judge.engine.notation import ParsedOrder, parse_orders
 from judge.engine.orders import (
     Build,
@@ -48,7 +48,8 @@ __all__ = [
 #: lines one message may hold.
 MAX_BLOCK_LINES = 200
 
-_BLOCK_WORDS = frozenset({"IF", "ELSE", "ELSEIF", "ELSIF", "ENDIF"})
+#: What :func:`~judge.engine.conditional.block_keyword` calls an IF block's own lines.
+_BLOCK_WORDS = frozenset({"if", "else", "endif"})
 
 # The orders each kind of phase takes, as the order reader gives them (the reader takes
 # a move in any phase, and a build anywhere; legality is checked when the phase begins).
@@ -78,13 +79,7 @@ def kind_refusal(piece: ParsedOrder, phase: Phase) -> str | None:
 def is_block_word(line: str) -> bool:
     """Whether ``line`` is one of an IF block's own lines (``IF``, ``ELSE [IF]``,
     ``ELSEIF``, ``ELSIF``, ``ENDIF``, ``END IF``), not an order line."""
-    words = line.split(None, 2)
-    if not words:
-        return False
-    first = words[0].upper()
-    if first == "END":
-        return len(words) > 1 and words[1].upper() == "IF"
-    return first in _BLOCK_WORDS
+    return bool(line.strip()) and block_keyword(line)[0] in _BLOCK_WORDS
 
 
 def block_lines(first: str, body: Sequence[str], end: str) -> list[str]:
