@@ -491,6 +491,9 @@ class GameSettings:
     movement: Deadline = Deadline(48.0)
     retreat: Deadline = Deadline(24.0)
     adjustment: Deadline = Deadline(24.0)
+    #: The map picture: drawn and sent with every results and game-start mail, and
+    #: answered to ``MAP``; False: text only, and ``MAP`` refused for the game.
+    maps: bool = True
 
     def deadline(self, kind: PhaseKind) -> Deadline:
         """The deadline settings of phases of ``kind``."""
@@ -546,6 +549,7 @@ _SETTINGS_FIELDS: dict[str, Callable[[Any], Any]] = {
     "vote_counts": bool,
     "master_decision_hours": float,
     "year": Year,
+    "maps": bool,
 }
 #: The settings stored only while they differ from their defaults, so that a record of a
 #: game that never set them reads as older judges wrote it.
@@ -553,6 +557,7 @@ STORED_WHEN_SET = (
     "hold_over", "partial_press", "observer_press", "press_max_chars", "press_per_hour",
     "master_reads_press", "master_dateline", "endgame", "dias", "concessions",
     "show_pending_draw", "secret_votes", "vote_counts", "master_decision_hours", "year",
+    "maps",
 )  # fmt: skip
 _RULES_FIELDS: dict[str, Callable[[Any], Any]] = {
     "edition": Edition,
@@ -702,7 +707,7 @@ _GAME_KEYS = {
     "deadline", "observers", "observer_password", "hold_over", "partial_press",
     "observer_press", "press_max_chars", "press_per_hour", "master_reads_press",
     "master_dateline", "endgame", "dias", "concessions", "show_pending_draw", "secret_votes",
-    "vote_counts", "master_decision_hours", "year",
+    "vote_counts", "master_decision_hours", "year", "maps",
 }  # fmt: skip
 _OPTION_KEYS = {
     "build_anywhere": bool,
@@ -793,6 +798,13 @@ def load_game_config(path: Path) -> GameConfig:
         if not isinstance(game["anonymous"], bool):
             raise ConfigError(f"{where}: [game] anonymous: use true or false")
         settings["anonymous"] = game["anonymous"]
+    if "maps" in game:
+        if not isinstance(game["maps"], bool):
+            raise ConfigError(
+                f"{where}: [game] maps: use true (a map picture with the results) or false, "
+                f"got {game['maps']!r}"
+            )
+        settings["maps"] = game["maps"]
     observers, observer_password = _observers(game, where)
     if observers is not None:
         settings["observers"] = observers

@@ -43,6 +43,8 @@ __all__ = [
     "OutboundMessage",
     "OutboundState",
     "PhaseRecord",
+    "Picture",
+    "PictureKind",
     "Player",
     "PlayerStatus",
     "PressRecord",
@@ -464,6 +466,10 @@ class OutboundMessage(Base):
     #: (``judge.services.outbox``).  Indexed: the few flagged rows are found without
     #: reading the whole outbox.
     secret: Mapped[bool] = mapped_column(default=False, server_default="0", index=True)
+    #: The pictures sent with the mail, in order: ``[{"picture": <Picture.id>,
+    #: "filename": "ewinter01-S1901M.png"}]``; None (most mail) for none.  A picture is
+    #: stored once (:class:`Picture`) and named here by every mail that carries it.
+    attachments: Mapped[list[Any] | None] = mapped_column(JSONDocument)
 
     def __repr__(self) -> str:
         return f"OutboundMessage(id={self.id!r}, kind={self.kind!r}, to_addr={self.to_addr!r})"
@@ -718,3 +724,36 @@ class FutureOrder(Base):
 
     def __repr__(self) -> str:
         return f"FutureOrder(game_id={self.game_id!r}, phase={self.phase!r}, lines={self.lines!r})"
+
+
+class PictureKind(enum.StrEnum):
+    """The values of ``pictures.kind``."""
+
+    #: A phase's board as it stands (its units, centres, a retreat phase's dislodged units).
+    BOARD = "board"
+    #: A processed phase with the orders given in it and how they fared.
+    RESULTS = "results"
+
+
+class Picture(Base):
+    """A drawn map of a game's phase (PNG), stored once and sent with every mail that
+    names it (``OutboundMessage.attachments``): one row per game, phase and kind, drawn
+    again in place when the phase is (a new adjudication after a ROLLBACK, a board that
+    changed)."""
+
+    __tablename__ = "pictures"
+    __table_args__ = (
+        UniqueConstraint("game_id", "phase", "kind"),
+        _one_of("kind", PictureKind),
+    )
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    #: The phase code, e.g. "S1901M".
+    phase: Mapped[str] = mapped_column(String)
+    kind: Mapped[str] = mapped_column(String)
+    png: Mapped[bytes] = mapped_column(LargeBinary)
+    created_at: Mapped[datetime] = mapped_column(default=utcnow)
+
+    def __repr__(self) -> str:
+        return f"Picture(game_id={self.game_id!r}, phase={self.phase!r}, kind={self.kind!r})"

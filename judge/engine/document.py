@@ -182,6 +182,54 @@ def result_to_document(result: OrderResult, game_map: Map) -> dict[str, Any]:
     }
 
 
+def results_from_document(
+    items: object, kind: PhaseKind, game_map: Map | None = None
+) -> tuple[OrderResult, ...]:
+    """The inverse of the ``results`` part of :func:`adjudication_to_document`: the
+    results of a phase of ``kind`` (whose short orders are read as that kind's, as
+    ``F TRI-ALB`` is a retreat in a retreat phase) as :class:`OrderResult` values.
+    Raises :class:`DocumentError` naming the entry that is not one.
+
+    >>> from judge.engine import Position, standard_map
+    >>> out = adjudicate(Position.initial(standard_map()), {"France": ["A Par-Bur"]})
+    >>> doc = adjudication_to_document(out)
+    >>> results_from_document(doc["results"], PhaseKind.MOVEMENT) == out.results
+    True
+    """
+    from judge.engine.notation import parse_order
+    from judge.engine.results import Note, Reason
+
+    game_map = game_map or standard_map()
+    read: list[OrderResult] = []
+    for number, item in enumerate(_list(items, "results"), 1):
+        where = f"results[{number}]"
+        if not isinstance(item, Mapping):
+            raise DocumentError(f"{where}: expected an object with power, order and result")
+        power = _power(game_map, item.get("power"), f"{where}.power")
+        text = item.get("order")
+        if not isinstance(text, str):
+            raise DocumentError(f'{where}.order: expected an order such as "A PAR-BUR"')
+        try:
+            order = parse_order(text, game_map, kind)
+        except ValueError as err:
+            raise DocumentError(f"{where}.order: {err}") from None
+        if item.get("result") not in ("success", "failure"):
+            raise DocumentError(f'{where}.result: use "success" or "failure"')
+        reasons: list[Reason] = []
+        for note in _list(item.get("notes", []), f"{where}.notes"):
+            try:
+                value = Note(note["note"])
+            except (KeyError, TypeError, ValueError):
+                raise DocumentError(f"{where}.notes: {note!r} is not a note") from None
+            culprit = note.get("culprit")
+            located = None if culprit is None else _location(game_map, culprit, where)
+            reasons.append(Reason(value, located))
+        success = item["result"] == "success"
+        default = bool(item.get("default", False))
+        read.append(OrderResult(power, order, success, tuple(reasons), default))
+    return tuple(read)
+
+
 def adjudication_to_document(out: Adjudication) -> dict[str, Any]:
     """The whole output document of one adjudication."""
     game_map = out.position.map

@@ -46,7 +46,7 @@ from judge.engine.document import position_to_document
 TABLES = {
     "games", "players", "phases", "orders", "inbound", "outbox", "notices", "signon_guards",
     "observers", "rollbacks", "press", "votes", "proposals", "proposal_ballots",
-    "future_orders",
+    "future_orders", "pictures",
 }  # fmt: skip
 T0 = datetime(2024, 3, 1, 12, 0, tzinfo=UTC)
 
