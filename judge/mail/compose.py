@@ -2,7 +2,9 @@
 RFC 5322 message that the transports write (a Maildir file) or send (SMTP).
 
 A mail without attachments is one text/plain part; with attachments it is
-multipart/mixed, the text first and each attachment after it in base64.  No value can
+multipart/mixed, the text first and each attachment after it in base64 (an inline one,
+the map picture, with ``Content-Disposition: inline`` and a Content-ID, so that mail
+programs show it under the text).  No value can
 break out of its header field: line breaks become spaces everywhere, non-ASCII text is
 encoded (RFC 2047 in Subject and the extra headers, RFC 2231 in a file name).
 """
@@ -155,10 +157,26 @@ _MIME_TYPE = re.compile(f"{_MIME_TOKEN}/{_MIME_TOKEN}")
 # "<...>" (Python's email package does: "<map>.png" would arrive as "map>.png"... or "").
 _PATH_SEPARATORS = re.compile(r"[/\\<>]")
 _DISPOSITION = "Content-Disposition"
+# The right side of a Message-ID the judge wrote (a domain); anything else is not copied
+# into a Content-ID.
+_DOMAIN = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*")
 
 
-def _attachment_part(attachment: Attachment) -> Message[str, str | Header]:
-    """One attachment as a base64 body part, its file name in Content-Disposition.
+def _content_id(message_id: str, number: int) -> str:
+    """The Content-ID of the mail's ``number``-th attachment (from 1): the same for the
+    same mail, different from every other mail's (RFC 2392 wants it unique)."""
+    seed = hashlib.sha256(message_id.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    domain = message_id.strip().removeprefix("<").removesuffix(">").rpartition("@")[2]
+    if not _DOMAIN.fullmatch(domain) or len(domain) > 200:
+        domain = "judge.invalid"
+    return f"<picture{number}.{seed}@{domain}>"
+
+
+def _attachment_part(
+    attachment: Attachment, content_id: str | None = None
+) -> Message[str, str | Header]:
+    """One attachment as a base64 body part, its file name in Content-Disposition
+    (``inline`` for an inline one, which is given ``content_id``).
 
     Raises ValueError for a MIME type that is not ``type/subtype`` (or is a multipart or
     message type), or a file name that is empty or too long for its header line.
@@ -173,18 +191,21 @@ def _attachment_part(attachment: Attachment) -> Message[str, str | Header]:
     name = _PATH_SEPARATORS.sub("_", _one_line(attachment.filename)).strip()
     if not name:
         raise ValueError("an attachment needs a file name")
+    shown = "inline" if attachment.inline else "attachment"
     if _PRINTABLE.fullmatch(name) and "\t" not in name and "=?" not in name:
-        disposition = f'attachment; filename="{quote(name)}"'
+        disposition = f'{shown}; filename="{quote(name)}"'
     else:
         # RFC 2231: UTF-8, percent-encoded, so the value is plain ASCII without spaces (and
         # a literal "=?" is not taken for an RFC 2047 encoded word, as readers do).
-        disposition = "attachment; filename*=utf-8''" + urllib.parse.quote(name, safe="")
+        disposition = f"{shown}; filename*=utf-8''" + urllib.parse.quote(name, safe="")
     if len(_DISPOSITION) + 2 + len(disposition) > _MAX_LINE:
         raise ValueError(f"the attachment's file name is too long: {name[:60]!r}...")
     part: Message[str, str | Header] = Message(policy=_POLICY)
     part["Content-Type"] = kind
     part["Content-Transfer-Encoding"] = "base64"
     part[_DISPOSITION] = disposition
+    if attachment.inline and content_id is not None:
+        part["Content-ID"] = content_id
     part.set_payload(base64.encodebytes(attachment.data).decode("ascii"))
     return part
 
@@ -235,7 +256,9 @@ def build_email(mail: OutgoingMail) -> Message[str, str | Header]:
     text["Content-Type"] = 'text/plain; charset="utf-8"'
     text["Content-Transfer-Encoding"] = encoding
     text.set_payload(payload)
-    parts = [text, *(_attachment_part(a) for a in mail.attachments)]
+    parts = [text]
+    for number, attachment in enumerate(mail.attachments, 1):
+        parts.append(_attachment_part(attachment, _content_id(mail.message_id, number)))
     message["Content-Type"] = f'multipart/mixed; boundary="{_boundary(mail.message_id, parts)}"'
     message["MIME-Version"] = "1.0"
     for part in parts:

@@ -16,12 +16,14 @@ __all__ = ["Attachment", "OutgoingMail"]
 
 @dataclass(frozen=True)
 class Attachment:
-    """A file sent with a mail (the results map picture): its name as the reader sees it,
-    its MIME type (``image/png``) and its bytes."""
+    """A file sent with a mail (the map picture): its name as the reader sees it, its
+    MIME type (``image/png``) and its bytes; ``inline``: shown in the message, under the
+    text (``Content-Disposition: inline``), rather than offered as a file to save."""
 
     filename: str
     content_type: str
     data: bytes
+    inline: bool = False
 
 
 @dataclass(frozen=True)

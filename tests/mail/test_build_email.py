@@ -4,6 +4,7 @@ header field."""
 
 from __future__ import annotations
 
+import base64
 import email
 import email.policy
 import re
@@ -336,6 +337,51 @@ def test_several_attachments_keep_their_order_and_bytes() -> None:
     assert [f.get_content() for f in files] == blobs
 
 
+def test_an_inline_picture_shows_under_the_text_with_a_content_id() -> None:
+    mail = replace(
+        outgoing(body="Movement results for Spring of 1901.\n"),
+        attachments=(Attachment("ewinter01-S1901M.png", "image/png", PNG, inline=True),),
+    )
+    raw = written(mail)
+    assert raw.isascii() and max(len(line) for line in raw.split(b"\n")) <= 78
+    message = read(raw)
+    # Still multipart/mixed, the text first: a mail program shows the picture under it.
+    assert message.get_content_type() == "multipart/mixed"
+    text, picture = message.iter_parts()
+    assert text.get_content_type() == "text/plain"
+    assert text.get_content() == "Movement results for Spring of 1901.\n"
+    boundary = message.get_boundary()
+    assert boundary is not None
+    part = raw.split(b"--" + boundary.encode() + b"\n")[2]
+    head, body = part.split(b"\n\n", 1)
+    assert head.decode().splitlines() == [
+        "Content-Type: image/png",
+        "Content-Transfer-Encoding: base64",
+        'Content-Disposition: inline; filename="ewinter01-S1901M.png"',
+        "Content-ID: <picture1.226bb600434542eb@example.org>",
+    ]
+    assert base64.b64decode(body.split(b"\n--")[0]) == PNG
+    assert picture.get_content_disposition() == "inline"
+    assert picture.get_filename() == "ewinter01-S1901M.png"
+    assert picture.get_content() == PNG
+    # The same mail is the same bytes; another mail's picture has another Content-ID.
+    assert written(mail) == raw
+    other = replace(mail, message_id="<20261123120000.ffff@example.org>")
+    assert read(written(other)).get_payload()[1]["Content-ID"] != picture["Content-ID"]
+
+
+def test_each_inline_picture_has_its_own_content_id_and_an_odd_message_id_is_not_copied() -> None:
+    pictures = tuple(
+        Attachment(f"g-{code}.png", "image/png", PNG, inline=True) for code in ("F1901M", "W1901A")
+    )
+    mail = replace(outgoing(), message_id="<x y\r\n@[bad] host>", attachments=pictures)
+    _text, first, second = read(written(mail)).iter_parts()
+    assert first["Content-ID"].startswith("<picture1.")
+    assert second["Content-ID"].startswith("<picture2.")
+    assert first["Content-ID"].endswith("@judge.invalid>")
+    assert [first.get_filename(), second.get_filename()] == ["g-F1901M.png", "g-W1901A.png"]
+
+
 @pytest.mark.parametrize(
     ("filename", "shown"),
     [
@@ -349,8 +395,11 @@ def test_several_attachments_keep_their_order_and_bytes() -> None:
         ("tab\there\x00.png", "tab\there\x00.png"),
     ],
 )
-def test_a_file_name_cannot_add_a_header_or_a_path(filename: str, shown: str) -> None:
-    raw = written(with_picture(filename))
+@pytest.mark.parametrize("inline", [False, True])
+def test_a_file_name_cannot_add_a_header_or_a_path(filename: str, shown: str, inline: bool) -> None:
+    mail = with_picture(filename)
+    mail = replace(mail, attachments=(replace(mail.attachments[0], inline=inline),))
+    raw = written(mail)
     assert raw.isascii()
     assert field_names(raw) == [
         "from", "to", "subject", "date", "message-id", "auto-submitted",
@@ -359,8 +408,10 @@ def test_a_file_name_cannot_add_a_header_or_a_path(filename: str, shown: str) ->
     ]  # fmt: skip
     assert part_fields(raw, 1) == [
         "content-type", "content-transfer-encoding", "content-disposition",
+        *(["content-id"] if inline else []),
     ]  # fmt: skip
     _text, picture = read(raw).iter_parts()
+    assert picture.get_content_disposition() == ("inline" if inline else "attachment")
     assert picture.get_filename() == shown
     assert picture.get_content() == PNG
 
