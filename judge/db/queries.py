@@ -29,6 +29,7 @@ from judge.db.models import (
     OutboundMessage,
     OutboundState,
     PhaseRecord,
+    Picture,
     Player,
     PlayerStatus,
     PressRecord,
@@ -826,3 +827,58 @@ def retire_future_orders(session: Session, game_id: int, phases: Sequence[str]) 
 def future_orders_of(session: Session, game_id: int) -> list[FutureOrder]:
     """Every order sent ahead in a game, pending or retired (what a ROLLBACK sets)."""
     return list(session.scalars(select(FutureOrder).where(FutureOrder.game_id == game_id)))
+
+
+# -- pictures -----------------------------------------------------------------------------
+
+
+def picture_id(session: Session, game_id: int, phase: str, kind: str) -> int | None:
+    """The id of the stored picture of ``game_id``'s ``phase`` of ``kind``, if any."""
+    return session.scalar(
+        select(Picture.id).where(
+            Picture.game_id == game_id, Picture.phase == phase, Picture.kind == kind
+        )
+    )
+
+
+def save_picture(
+    session: Session, game_id: int, phase: str, kind: str, png: bytes, now: datetime
+) -> int:
+    """Store a picture as the one of ``game_id``'s ``phase`` of ``kind``: the row there
+    is drawn again in place (its id, which mail names, stays), else a new row; return
+    its id.  Nothing else pending in the session is flushed for it."""
+    with session.no_autoflush:
+        found = picture_id(session, game_id, phase, kind)
+        if found is not None:
+            session.execute(
+                update(Picture).where(Picture.id == found).values(png=png, created_at=now)
+            )
+            return found
+        new = session.scalar(
+            insert(Picture)
+            .values(game_id=game_id, phase=phase, kind=kind, png=png, created_at=now)
+            .returning(Picture.id)
+        )
+    assert new is not None
+    return int(new)
+
+
+def picture_pngs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
+    """The PNG bytes of the pictures ``ids`` that still exist, by id."""
+    wanted = sorted(set(ids))
+    found: dict[int, bytes] = {}
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
+        for picture, png in session.execute(
+            select(Picture.id, Picture.png).where(Picture.id.in_(chunk))
+        ):
+            found[picture] = png
+    return found
+
+
+def delete_pictures(session: Session, game_id: int, phases: Sequence[str]) -> None:
+    """Forget the pictures of ``game_id``'s ``phases`` (phases a ROLLBACK undid)."""
+    if phases:
+        session.execute(
+            delete(Picture).where(Picture.game_id == game_id, Picture.phase.in_(list(phases)))
+        )

@@ -144,13 +144,15 @@ def deliver_pending(
         for start in range(0, len(ids), CLAIM_BATCH):
             # The claim also commits what the journal holds: one write transaction a batch.
             claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
+            # The batch's pictures, each read once (one results picture goes to everyone).
+            pictures = outbox.picture_blobs(sessions, [message for message, _due in claimed])
             for index, (message, _was_due) in enumerate(claimed):
                 if should_stop is not None and should_stop():
                     outbox.release_messages(sessions, claimed[index:])
                     return sent
                 message_id = message.id
                 try:
-                    transport.send(outbox.outgoing_mail(message, judge.settings, now()))
+                    transport.send(outbox.outgoing_mail(message, judge.settings, now(), pictures))
                 except PermanentError as err:
                     outbox.record_failure(sessions, judge, message_id, now(), err, retry_in=None)
                 except Exception as err:  # TransientError, and whatever a transport did not sort

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session, sessionmaker
@@ -27,7 +27,7 @@ from judge.config import JudgeSettings
 from judge.db import queries
 from judge.db.models import Game, OutboundMessage, OutboundState
 from judge.db.session import read_only
-from judge.mail.outgoing import OutgoingMail
+from judge.mail.outgoing import Attachment, OutgoingMail
 from judge.mail.transport import PermanentError, TransientError
 from judge.render import RenderedMail
 from judge.services.audience import Audience, recipients
@@ -42,6 +42,7 @@ __all__ = [
     "insert_outbox",
     "new_message_id",
     "outgoing_mail",
+    "picture_blobs",
     "purge_secrets",
     "queue_mail",
     "record_failure",
@@ -88,6 +89,7 @@ def queue_mail(
     secret: bool = False,
     timeless: bool = False,
     not_before: datetime | None = None,
+    attachments: Sequence[Mapping[str, object]] = (),
 ) -> str:
     """Add one email to the outbox (the caller's transaction commits it); return its
     Message-ID.
@@ -97,7 +99,8 @@ def queue_mail(
     ``secret``: the body holds a password, purged once the mail is sent (or given up).
     ``timeless``: a Message-ID without the time (:func:`new_message_id`); ``not_before``:
     not delivered before then (a grey press held so that its arrival does not match its
-    sender's other mail).
+    sender's other mail).  ``attachments``: the pictures it carries, each
+    ``{"picture": <Picture.id>, "filename": "<game>-<phase>.png"}``, in order.
     """
     headers = {
         "Auto-Submitted": "auto-replied" if in_reply_to else "auto-generated",
@@ -123,6 +126,8 @@ def queue_mail(
         "created_at": now,
         "secret": secret,
         "next_attempt_at": not_before,
+        # Every row has every key: insert_outbox writes many in one statement.
+        "attachments": [dict(a) for a in attachments] or None,
     }
     if into is not None:
         into.append(row)
@@ -139,13 +144,29 @@ def insert_outbox(session: Session, rows: Sequence[dict[str, object]]) -> None:
         queries.insert_outbox(session, rows)
 
 
-def outgoing_mail(message: OutboundMessage, settings: JudgeSettings, now: datetime) -> OutgoingMail:
+def outgoing_mail(
+    message: OutboundMessage,
+    settings: JudgeSettings,
+    now: datetime,
+    pictures: Mapping[int, bytes] | None = None,
+) -> OutgoingMail:
     """The mail a transport sends for the outbox row ``message``: from the judge named by
-    ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``.
-
-    No attachments yet: the outbox has no column for them (the results map picture will
-    bring one, and fill :attr:`OutgoingMail.attachments` here).
+    ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``,
+    with the pictures its row names, inline PNGs, their bytes from ``pictures`` (by id,
+    :func:`picture_blobs`).  A picture that is gone (its game deleted) is left out, and
+    logged: the mail goes without it rather than stay in the outbox.
     """
+    attachments: list[Attachment] = []
+    for entry in message.attachments or ():
+        picture = entry.get("picture") if isinstance(entry, Mapping) else None
+        data = (pictures or {}).get(picture) if isinstance(picture, int) else None
+        if data is None:
+            log.warning(
+                "mail %s to %s: its picture %s (%s) is gone; sent without it",
+                message.message_id, message.to_addr, picture, entry.get("filename"),
+            )  # fmt: skip
+            continue
+        attachments.append(Attachment(str(entry["filename"]), "image/png", data, inline=True))
     return OutgoingMail(
         from_name=settings.name,
         from_address=settings.address,
@@ -155,7 +176,27 @@ def outgoing_mail(message: OutboundMessage, settings: JudgeSettings, now: dateti
         message_id=message.message_id,
         date=message.sent_at or now,
         headers=tuple((str(k), str(v)) for k, v in (message.headers or {}).items()),
+        attachments=tuple(attachments),
     )
+
+
+def picture_blobs(
+    sessions: sessionmaker[Session], messages: Sequence[OutboundMessage]
+) -> dict[int, bytes]:
+    """The bytes of the pictures ``messages`` carry, by id, each read once however many
+    of them carry it (a results picture goes to every player); no read at all when none
+    carries one."""
+    ids = {
+        entry["picture"]
+        for message in messages
+        for entry in message.attachments or ()
+        if isinstance(entry, Mapping) and isinstance(entry.get("picture"), int)
+    }
+    if not ids:
+        return {}
+    with sessions() as session:
+        read_only(session)
+        return queries.picture_pngs(session, ids)
 
 
 def due_message_ids(sessions: sessionmaker[Session], at: datetime, limit: int) -> list[int]:

@@ -21,7 +21,7 @@ CASES = parse_cases((TESTS / "datc" / "datc_2023.txt").read_text(encoding="utf-8
 
 def test_every_datc_case_s_results_read_back_as_they_were() -> None:
     game_map = standard_map()
-    kinds = set()
+    kinds: set[str] = set()
     for case in CASES:
         out = adjudicate(
             starting_position(case, game_map), [(p, t) for p, t, _c in case.orders], Rules()

@@ -367,7 +367,8 @@ def test_an_inline_picture_shows_under_the_text_with_a_content_id() -> None:
     # The same mail is the same bytes; another mail's picture has another Content-ID.
     assert written(mail) == raw
     other = replace(mail, message_id="<20261123120000.ffff@example.org>")
-    assert read(written(other)).get_payload()[1]["Content-ID"] != picture["Content-ID"]
+    _text, other_picture = read(written(other)).iter_parts()
+    assert other_picture["Content-ID"] != picture["Content-ID"]
 
 
 def test_each_inline_picture_has_its_own_content_id_and_an_odd_message_id_is_not_copied() -> None:

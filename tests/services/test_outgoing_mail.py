@@ -5,12 +5,15 @@ from __future__ import annotations
 
 import email
 import email.policy
+import logging
 from datetime import UTC, datetime
+
+import pytest
 
 from judge.config import JudgeSettings
 from judge.db import OutboundMessage
 from judge.mail.compose import build_email
-from judge.mail.outgoing import OutgoingMail
+from judge.mail.outgoing import Attachment, OutgoingMail
 from judge.services.outbox import outgoing_mail
 
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -63,3 +66,29 @@ def test_a_row_without_headers_has_none() -> None:
     row = outbox_row()
     row.headers = None  # type: ignore[assignment]
     assert outgoing_mail(row, SETTINGS, NOW).headers == ()
+
+
+def test_the_pictures_a_row_names_go_inline_in_its_order() -> None:
+    row = outbox_row()
+    row.attachments = [
+        {"picture": 7, "filename": "ewinter01-F1901M.png"},
+        {"picture": 3, "filename": "ewinter01-W1901A.png"},
+    ]
+    mail = outgoing_mail(row, SETTINGS, NOW, {3: b"three", 7: b"seven", 9: b"nine"})
+    assert mail.attachments == (
+        Attachment("ewinter01-F1901M.png", "image/png", b"seven", inline=True),
+        Attachment("ewinter01-W1901A.png", "image/png", b"three", inline=True),
+    )
+
+
+def test_a_picture_that_is_gone_is_left_out_and_logged(caplog: pytest.LogCaptureFixture) -> None:
+    row = outbox_row()
+    row.attachments = [{"picture": 7, "filename": "ewinter01-S1901M.png"}]
+    with caplog.at_level(logging.WARNING, logger="judge.services.outbox"):
+        mail = outgoing_mail(row, SETTINGS, NOW, {})
+    assert mail.attachments == ()
+    assert mail.body == "England: Fleet London -> North Sea.\n"
+    assert caplog.messages == [
+        "mail <20261123120000.0123456789abcdef@example.org> to england@example.org: its "
+        "picture 7 (ewinter01-S1901M.png) is gone; sent without it"
+    ]
