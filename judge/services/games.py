@@ -25,7 +25,7 @@ from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Position
 from judge.engine.rules import Rules
 from judge.presenters import Ending, format_deadline
-from judge.services import ahead, future_orders, mailings, releases, seasons
+from judge.services import ahead, future_orders, mailings, pictures, releases, seasons
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 from judge.services.deadlines import next_deadline
@@ -132,12 +132,19 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
     # House rule 12.1: the players' addresses are published at the start, unless the game
     # is anonymous.
     public = None if game_settings(game).anonymous else roster
+    # The first phase's board, drawn and stored once for every game-start mail.
+    board = pictures.attach(session, judge, game, [pictures.board_view(position, now)], now)
     for player, password in welcomes:
         mailings.send_welcome(
-            session, judge, game, player, password, now, position=position, roster=public
-        )
-    mailings.send_master_gamestart(session, judge, game, roster, now, position=position)
-    mailings.send_observers_gamestart(session, judge, game, public, now, position=position)
+            session, judge, game, player, password, now, position=position, roster=public,
+            pictures=board,
+        )  # fmt: skip
+    mailings.send_master_gamestart(
+        session, judge, game, roster, now, position=position, pictures=board
+    )
+    mailings.send_observers_gamestart(
+        session, judge, game, public, now, position=position, pictures=board
+    )
     return game
 
 
@@ -253,9 +260,13 @@ def process_game(
     record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
+    # The phase's pictures (a two-season game's season: each phase it played), drawn
+    # from the record as MAP draws them, and stored once for every copy of the results.
+    drawn = pictures.attach(session, judge, game, pictures.record_views(record), now)
     mailings.send_results(
-        session, judge, game, position.phase, report, outcome, now, published, private
-    )
+        session, judge, game, position.phase, report, outcome, now, published, private,
+        pictures=drawn,
+    )  # fmt: skip
     # After the results, which show what the missed phase did: the power itself, the
     # master and everyone else following the game are told (house rules 4.3-4.4).
     for player in fallen:

@@ -3,6 +3,7 @@ game's names, queue it to each reader, show a time in the reader's own zone."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 
 from sqlalchemy.orm import Session
@@ -36,12 +37,14 @@ def queue(
     now: datetime,
     *,
     secret: bool = False,
+    pictures: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """Queue ``mail`` of ``kind`` about ``game`` to ``reader`` (``secret``: it holds a
-    password, purged from the outbox once sent)."""
+    password, purged from the outbox once sent; ``pictures``: the map pictures it
+    carries, :func:`judge.services.pictures.attach`)."""
     queue_mail(
         session, judge, to=reader.address, mail=mail, kind=kind, now=now, game_id=game.id,
-        secret=secret,
+        secret=secret, attachments=pictures,
     )  # fmt: skip
 
 

@@ -4,7 +4,7 @@ observers'."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -50,10 +50,12 @@ def send_master_gamestart(
     now: datetime,
     *,
     position: Position,
+    pictures: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """To the game master (``gm/gamestart.txt.j2``): the game started; its press
     settings; the roster power by power with addresses, whose passwords the judge made
-    and mailed (never the passwords), the observers, the first phase and its deadline."""
+    and mailed (never the passwords), the observers, the first phase and its deadline;
+    with the map ``pictures`` (the first phase's board)."""
     made = [seat.power for seat in roster if seat.generated]
     mail = render(
         judge, "gm/gamestart.txt.j2", game,
@@ -68,7 +70,7 @@ def send_master_gamestart(
         deadline_game=_deadline_text(judge, game),
     )  # fmt: skip
     for reader in recipients(session, game, Audience.MASTER, judge):
-        queue(session, judge, game, reader, mail, "gamestart", now)
+        queue(session, judge, game, reader, mail, "gamestart", now, pictures=pictures)
 
 
 def send_observers_gamestart(
@@ -79,10 +81,11 @@ def send_observers_gamestart(
     now: datetime,
     *,
     position: Position,
+    pictures: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """To each observer (``observer/gamestart.txt.j2``): the game started, with the
     ``roster`` (None: an anonymous game, no addresses), the first deadline and the
-    starting position; no password, no power."""
+    starting position, and the map ``pictures``; no password, no power."""
     for reader in recipients(session, game, Audience.OBSERVERS, judge):
         mail = render(
             judge, "observer/gamestart.txt.j2", game,
@@ -100,4 +103,4 @@ def send_observers_gamestart(
             signon_line=f"OBSERVE {game.name}",
             position_text=position_report(position),
         )  # fmt: skip
-        queue(session, judge, game, reader, mail, "gamestart", now)
+        queue(session, judge, game, reader, mail, "gamestart", now, pictures=pictures)

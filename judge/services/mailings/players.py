@@ -49,11 +49,13 @@ def send_welcome(
     position: Position,
     replacement: bool = False,
     roster: Sequence[Seat] | None = None,
+    pictures: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """The "game starting" mail (``player/gamestart.txt.j2``) to ``player``: power,
     password (``None``: the game master gave it), deadline, how to order, ``position``;
     ``roster``: every player's power and address (a game that is not anonymous, house
-    rule 12.1).  ``replacement``: the player takes over a seat in a running game."""
+    rule 12.1).  ``replacement``: the player takes over a seat in a running game;
+    ``pictures``: the map pictures it carries (the first phase's board)."""
     reader = recipient_of(game, player, judge)
     mail = render(
         judge, "player/gamestart.txt.j2", game,
@@ -77,7 +79,10 @@ def send_welcome(
         roster=None if roster is None else list(roster),
     )  # fmt: skip
     kind = "replacement" if replacement else "gamestart"
-    queue(session, judge, game, reader, mail, kind, now, secret=password is not None)
+    queue(
+        session, judge, game, reader, mail, kind, now, secret=password is not None,
+        pictures=pictures,
+    )  # fmt: skip
 
 
 def send_results(
@@ -90,13 +95,15 @@ def send_results(
     now: datetime,
     releases: Releases | None = None,
     private: Mapping[int, Sequence[str]] | None = None,
+    pictures: Sequence[Mapping[str, object]] = (),
 ) -> None:
     """The results of ``phase`` (``all/results.txt.j2``) to everyone in the game: the
     ``report``, the press ``releases`` published with it, then the next phase and its
     deadline (the game's, as it now stands), or the end of the game.  The sender of a
     release withheld is told in their own copy; so is each player given lines in
     ``private`` (by ``Player.id``: what became of the orders they sent ahead), written as
-    given; everyone else's copy is one rendering."""
+    given; everyone else's copy is one rendering.  ``pictures``: the map pictures of the
+    phase played, stored once and carried by every copy."""
     releases = releases or Releases()
     private = private or {}
     nxt = outcome.position.phase
@@ -122,7 +129,7 @@ def send_results(
         notices = releases.notices_for(reader)
         yours = private.get(reader.player_id, ()) if reader.player_id is not None else ()
         own = rendered(notices, yours) if notices or yours else mail
-        queue(session, judge, game, reader, own, "results", now)
+        queue(session, judge, game, reader, own, "results", now, pictures=pictures)
 
 
 # -- deadlines ------------------------------------------------------------------------

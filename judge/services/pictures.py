@@ -1,0 +1,222 @@
+"""The map picture in the judge's mail: which phase a picture shows, drawing it once,
+storing it once, and naming it in every mail that carries it.
+
+A picture is drawn by :func:`judge.picture.draw` from engine values; the values of a past
+phase are read back from its record (``PhaseRecord.position``, the position it began
+with, and ``PhaseRecord.results``, its adjudication document), so that a results mail and
+a later ``MAP`` of the same phase show the same picture.  It is stored as a PNG in the
+``pictures`` table, once per game, phase and kind, and every mail that carries it names
+its id (``outbox.attachments``); the sender reads the bytes when it sends.
+
+A picture that cannot be drawn never stops nor delays what the mail is about (an
+adjudication, a game's start): the mail goes without it, and the log says why.  In a
+two-season game (house rule 3.1) a season's results carry one picture for each phase the
+season played: its moves, then its retreats and (in Autumn) the year's adjustments when
+there were any, each named by its own phase code.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from zoneinfo import ZoneInfo
+
+from sqlalchemy.orm import Session
+
+from judge.db import queries
+from judge.db.models import Game, PhaseRecord, PictureKind
+from judge.engine.board import standard_map
+from judge.engine.document import position_from_document, results_from_document
+from judge.engine.phases import Phase
+from judge.engine.position import Position
+from judge.engine.results import OrderResult
+from judge.picture import GeometryError, Picture, draw
+from judge.services.context import Judge
+from judge.services.errors import ServiceError
+from judge.services.game_settings import game_settings, game_zone
+
+__all__ = [
+    "Attachment",
+    "PhaseView",
+    "attach",
+    "board_view",
+    "drawn",
+    "file_name",
+    "map_attachment",
+    "map_view",
+    "maps_on",
+    "record_views",
+]
+
+log = logging.getLogger(__name__)
+
+#: A picture as a mail's outbox row names it: ``{"picture": <id>, "filename": ...}``.
+Attachment = dict[str, object]
+
+
+@dataclass(frozen=True)
+class PhaseView:
+    """What one picture shows: a phase's board as it stood (``BOARD``), or the phase as
+    it was played (``RESULTS``: the ``results`` of its orders and the position ``after``
+    it, whose dislodged units' retreats and centre owners are drawn); ``when``: the time
+    its caption gives (when it was processed, or when the board was drawn)."""
+
+    kind: PictureKind
+    before: Position
+    when: datetime
+    results: tuple[OrderResult, ...] = ()
+    after: Position | None = None
+
+    @property
+    def phase(self) -> Phase:
+        """The phase pictured."""
+        return self.before.phase
+
+
+def maps_on(game: Game) -> bool:
+    """Whether ``game`` sends map pictures (its file's ``maps``, true by default)."""
+    return game_settings(game).maps
+
+
+def file_name(game: Game, phase: Phase) -> str:
+    """The picture's file name as the reader sees it: ``ewinter01-S1901M.png``."""
+    return f"{game.name}-{phase.code}.png"
+
+
+def _caption(view: PhaseView, zone: str) -> str:
+    """``Spring 1901 Movement, results of 23 Nov 2026`` (or ``as it stands on ...``)."""
+    phase = view.phase
+    words = f"{phase.season.word} {phase.year} {phase.kind.word}"
+    day = view.when.astimezone(ZoneInfo(zone)).strftime("%d %b %Y").lstrip("0")
+    if view.kind is PictureKind.RESULTS:
+        return f"{words}, results of {day}"
+    return f"{words}, as it stands on {day}"
+
+
+def drawn(game: Game, view: PhaseView, zone: str) -> Picture:
+    """The picture of ``view``, titled with the game (never a player: the drawing knows
+    powers only) and captioned with the phase and the date in ``zone``.  Raises what the
+    drawing raises (:class:`GeometryError` for a map without geometry)."""
+    return draw(
+        view.before, view.results, view.after, title=f"Game {game.name}",
+        caption=_caption(view, zone),
+    )  # fmt: skip
+
+
+def board_view(position: Position, now: datetime) -> PhaseView:
+    """The board of ``position``'s phase as it stands at ``now``."""
+    return PhaseView(PictureKind.BOARD, position, now)
+
+
+def record_views(record: PhaseRecord) -> list[PhaseView]:
+    """The results pictures of a processed phase record (none when it is not processed):
+    the phase; in a two-season game each phase its season played, in order."""
+    doc = record.results
+    if doc is None or record.processed_at is None:
+        return []
+    game_map = standard_map()
+    before = position_from_document(record.position, game_map)
+    views: list[PhaseView] = []
+    for step in doc.get("steps") or [doc]:
+        after = position_from_document(step, game_map)
+        results = results_from_document(step.get("results", []), before.phase.kind, game_map)
+        views.append(PhaseView(PictureKind.RESULTS, before, record.processed_at, results, after))
+        before = after
+    return views
+
+
+def attach(
+    session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
+) -> list[Attachment]:
+    """Draw and store the pictures of ``views`` (each once, whoever gets it), and return
+    them as a mail names them; none when the game turned maps off.  A picture that
+    cannot be drawn is left out and logged: the mail goes without it."""
+    if not maps_on(game):
+        return []
+    zone = game_zone(game, judge)
+    attachments: list[Attachment] = []
+    for view in views:
+        try:
+            png = drawn(game, view, zone).png()
+        except Exception:  # any failure of the drawing: the mail must go all the same
+            log.exception(
+                "game %s: the picture of %s could not be drawn; the mail goes without it",
+                game.name, view.phase.code,
+            )  # fmt: skip
+            continue
+        picture = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
+        attachments.append({"picture": picture, "filename": file_name(game, view.phase)})
+    return attachments
+
+
+# -- MAP: a phase asked for --------------------------------------------------------------
+
+
+def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -> PhaseView:
+    """The picture ``MAP`` and ``judge map`` give for ``game``'s ``phase``: none named,
+    the board as it stands (a finished game's last position); a processed phase, its
+    results; the phase being played, its board.  A :class:`ServiceError` names a game
+    not started, a phase not played yet, or one the game never had, and says what would
+    be right."""
+    records = queries.phases_of(session, game.id)
+    if game.phase is None or not records:
+        raise ServiceError(f"game {game.name} has not started: there is no map to draw yet")
+    last = records[-1]
+    current = position_from_document(last.position, standard_map())
+    if phase is None or (phase == current.phase and last.processed_at is None):
+        return board_view(current, now)
+    for record in records:
+        if record.results is None:
+            continue
+        # A two-season game's record holds its season: its retreats and adjustments too.
+        if Phase.parse(record.phase) <= phase:
+            for view in record_views(record):
+                if view.phase == phase:
+                    return view
+    if current.phase < phase:
+        raise ServiceError(
+            f"{phase.code} has not been played yet in game {game.name}: it is at "
+            f"{current.phase.code} now (MAP {game.name} {current.phase.code} draws the board "
+            "as it stands)"
+        )
+    first = records[0].phase
+    raise ServiceError(
+        f"game {game.name} had no phase {phase.code} (a phase with nothing to do is "
+        f"skipped): its phases run from {first} to {current.phase.code}, and HISTORY "
+        f"{game.name} lists them"
+    )
+
+
+def map_attachment(
+    session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
+) -> Attachment:
+    """The picture of ``view`` for a ``MAP`` reply: a processed phase's stored results
+    picture when there is one, else drawn now and stored (a board is always drawn
+    again: it may have changed).  A :class:`ServiceError` when the game turned maps off
+    or the picture cannot be drawn."""
+    if not maps_on(game):
+        raise ServiceError(
+            f"game {game.name} sends no map pictures (its game file says maps = false); "
+            f"SUMMARY {game.name} gives the position in words"
+        )
+    if view.kind is PictureKind.RESULTS:
+        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+        if stored is not None:
+            return {"picture": stored, "filename": file_name(game, view.phase)}
+    try:
+        png = drawn(game, view, game_zone(game, judge)).png()
+    except GeometryError as err:
+        raise ServiceError(
+            f"the map of game {game.name} cannot be drawn: {err}; SUMMARY {game.name} gives "
+            "the position in words"
+        ) from None
+    except Exception:  # any failure of the drawing is the judge's, not the sender's
+        log.exception("game %s: the picture of %s could not be drawn", game.name, view.phase)
+        raise ServiceError(
+            f"the map of game {game.name} could not be drawn (the judge's keeper has been "
+            f"told); SUMMARY {game.name} gives the position in words"
+        ) from None
+    picture = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
+    return {"picture": picture, "filename": file_name(game, view.phase)}
