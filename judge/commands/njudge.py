@@ -151,7 +151,6 @@ COMMANDS: tuple[Lacking, ...] = (
     Lacking("GET", _one),
     Lacking("IAMALSO", _address, spellings=("I AM ALSO",)),
     Lacking("INFO PLAYER", _one),
-    Lacking("MAP", lambda a: len(a) == 1 or (len(a) == 2 and a[1] == "N")),
     Lacking("PROMOTE", _address),
     Lacking("REGISTER", _alone, block=Block(("END",)), not_done="nothing was registered"),
     Lacking("SEND", lambda a: len(a) == 1 or (len(a) == 2 and a[0] == "ME")),

@@ -41,7 +41,7 @@ def queue_confirmation(conversation: Conversation, signed: SignOn, row: InboundM
         conversation.session, conversation.judge, to=conversation.mail.sender, mail=mail,
         kind="confirm", now=conversation.now, game_id=signed.game.id, inbound_id=row.id,
         in_reply_to=conversation.mail.message_id, references=conversation.mail.references,
-        into=conversation.work.outbox,
+        into=conversation.work.outbox, attachments=conversation.reply.attachments,
     )  # fmt: skip
 
 

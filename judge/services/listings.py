@@ -153,6 +153,9 @@ class GameListing:
     for_master: bool
     #: How the year is played, when it is not the standard year (two seasons, 3.1).
     year: str | None = None
+    #: The game sends map pictures (its file's ``maps``; LIST says so only when it does
+    #: not).
+    maps: bool = True
 
 
 _WEEKDAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
@@ -192,6 +195,7 @@ def game_listing(
         press=press_text(settings),
         endgame=endgame_text(settings),
         year=year_text(settings),
+        maps=settings.maps,
         endgame_lines=(
             endgame.listing_lines(session, game, for_master=for_master) if running else ()
         ),

@@ -47,6 +47,7 @@ __all__ = [
     "map_attachment",
     "map_view",
     "maps_on",
+    "phase_words",
     "record_views",
 ]
 
@@ -85,10 +86,14 @@ def file_name(game: Game, phase: Phase) -> str:
     return f"{game.name}-{phase.code}.png"
 
 
+def phase_words(phase: Phase) -> str:
+    """``Spring 1901 Movement``: the phase as the picture's caption and MAP name it."""
+    return f"{phase.season.word} {phase.year} {phase.kind.word}"
+
+
 def _caption(view: PhaseView, zone: str) -> str:
     """``Spring 1901 Movement, results of 23 Nov 2026`` (or ``as it stands on ...``)."""
-    phase = view.phase
-    words = f"{phase.season.word} {phase.year} {phase.kind.word}"
+    words = phase_words(view.phase)
     day = view.when.astimezone(ZoneInfo(zone)).strftime("%d %b %Y").lstrip("0")
     if view.kind is PictureKind.RESULTS:
         return f"{words}, results of {day}"

@@ -4,7 +4,7 @@ rations that bound how many replies an address gets in an hour."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 
@@ -39,6 +39,10 @@ class Reply:
     #: How many entries of each quoted list were left out of the reply, by list name
     #: ("ignored", "rejected", "not_read"; see :func:`bound_reply`).
     left_out: dict[str, int] = field(default_factory=dict)
+    #: The map pictures sent with the reply (``MAP``), as the outbox names them, and how
+    #: many MAP commands were answered (a message gets at most a few).
+    attachments: list[dict[str, object]] = field(default_factory=list)
+    maps: int = 0
 
 
 #: What a reply quotes from the message is an excerpt (junk from a forged address must not
@@ -257,17 +261,18 @@ def queue_reply(
         left_out={name: _left_out_note(name, n) for name, n in reply.left_out.items() if n},
         error_count=reply.errors,
     )
-    _queue(session, judge, row, mail, now, work, rendered, reply.kind)
+    _queue(session, judge, row, mail, now, work, rendered, reply.kind, reply.attachments)
 
 
 def _queue(
     session: Session, judge: Judge, row: InboundMessage, mail: IncomingMail, now: datetime,
     work: UnitOfWork, rendered: RenderedMail, kind: str,
+    attachments: Sequence[Mapping[str, object]] = (),
 ) -> None:  # fmt: skip
     """Queue ``rendered`` as the answer to ``mail`` (threaded under it), with the unit of
-    work's other rows."""
+    work's other rows (and the map pictures ``attachments``)."""
     queue_mail(
         session, judge, to=mail.sender, mail=rendered, kind=kind, now=now,
         inbound_id=row.id, in_reply_to=mail.message_id, references=mail.references,
-        into=work.outbox,
+        into=work.outbox, attachments=attachments,
     )  # fmt: skip

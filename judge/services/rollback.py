@@ -183,6 +183,9 @@ def roll_back(
         future_orders.put_back(session, game, retired, target.processed_at)
     queries.delete_orders_after(session, game.id, target.seq)
     queries.delete_notices_from(session, game.id, target.seq)
+    # The pictures of the phases undone (a season's retreats and adjustments too): a
+    # phase played again is drawn again, and MAP never shows what was undone.
+    queries.delete_pictures(session, game.id, _phase_codes([target, *later]))
     for record in later:
         session.delete(record)
     # The later phases' rows go before the same numbers are played again.
@@ -325,3 +328,14 @@ def _notice_document(notice: NoticeRecord) -> dict[str, Any]:
         "day": notice.day,
         "sent_at": _iso(notice.sent_at),
     }
+
+
+def _phase_codes(records: Sequence[PhaseRecord]) -> list[str]:
+    """The codes of the phases ``records`` hold: each record's, and the phases a
+    two-season game's season played after its moves (its steps lead to them)."""
+    codes = {record.phase for record in records}
+    for record in records:
+        for step in (record.results or {}).get("steps") or ():
+            if isinstance(step, dict) and isinstance(step.get("phase"), str):
+                codes.add(step["phase"])
+    return sorted(codes)
