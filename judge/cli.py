@@ -240,6 +240,59 @@ def cmd_process(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_map(args: argparse.Namespace) -> int:
+    """``judge map GAME [--phase CODE] [--out FILE.png|.svg]``: draw a game's board as it
+    stands, or a processed phase with its orders, into a PNG or SVG file."""
+    from judge.picture import GeometryError
+    from judge.services.errors import ServiceError
+    from judge.services.game_settings import game_zone
+    from judge.services.games import get_game
+    from judge.services.pictures import drawn, map_view, phase_asked
+
+    phase = None
+    if args.phase is not None:
+        try:
+            phase = phase_asked(args.phase.split())
+        except ValueError as err:
+            print(
+                f"judge map: --phase: {err}; write a code such as F1901M, or words such as "
+                "'Fall 1901 Movement'",
+                file=sys.stderr,
+            )
+            return 2
+    if args.out is not None and Path(args.out).suffix.lower() not in (".png", ".svg"):
+        print(
+            f"judge map: --out {args.out}: the file must end in .png or .svg (the picture's "
+            "format)",
+            file=sys.stderr,
+        )
+        return 2
+    app = _app(args)
+    try:
+        with app.sessions() as session:
+            game = get_game(session, args.game)
+            view = map_view(session, game, phase, _now(args))
+            picture = drawn(game, view, game_zone(game, app.judge))
+            name = game.name
+    except ServiceError as err:
+        print(f"judge map: {err}", file=sys.stderr)
+        return 2
+    except GeometryError as err:
+        print(f"judge map: the map of {args.game} cannot be drawn: {err}", file=sys.stderr)
+        return 2
+    out = Path(args.out) if args.out is not None else Path(f"{name}-{view.phase.code}.png")
+    try:
+        if out.suffix.lower() == ".svg":
+            out.write_text(picture.svg(), encoding="utf-8")
+        else:
+            out.write_bytes(picture.png())
+    except OSError as err:
+        print(f"judge map: cannot write {out}: {err.strerror}", file=sys.stderr)
+        return 2
+    print(out)
+    return 0
+
+
 def cmd_inject(args: argparse.Namespace) -> int:
     """``judge inject FILE.eml``: push one raw email through the whole path."""
     from judge.db.models import InboundState
@@ -395,6 +448,19 @@ def build_parser() -> argparse.ArgumentParser:
     process.add_argument("game")
     process.add_argument("--phase", help="only if this is still the current phase (S1901M ...)")
     process.set_defaults(func=cmd_process)
+
+    picture = sub.add_parser(
+        "map", help="draw a game's map (as it stands, or a phase played) to a PNG or SVG file"
+    )
+    picture.add_argument("game")
+    picture.add_argument(
+        "--phase",
+        help="a phase played (F1901M or 'Fall 1901 Movement'); default: the board as it stands",
+    )
+    picture.add_argument(
+        "--out", metavar="FILE", help="FILE.png or FILE.svg (default: GAME-PHASE.png here)"
+    )
+    picture.set_defaults(func=cmd_map)
 
     inject = sub.add_parser("inject", help="push one raw email file through the judge")
     inject.add_argument("file")

@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
 from judge.db.models import PictureKind
 from judge.services.errors import ServiceError
-from judge.services.phase_sections import names_a_phase, read_phase
-from judge.services.pictures import map_attachment, map_view, phase_words
+from judge.services.phase_sections import names_a_phase
+from judge.services.pictures import map_attachment, map_view, phase_asked, phase_words
 
 if TYPE_CHECKING:
     from judge.db.models import Game
@@ -88,10 +88,6 @@ def _game_and_phase(conversation: Conversation, args: tuple[str, ...]) -> tuple[
     if not words:
         return game, None
     try:
-        return game, read_phase(words)
+        return game, phase_asked(words)
     except ValueError as err:
-        # The phase reader's advice names PHASE: MAP's own forms are given instead.
-        written = " ".join(words)
-        reason = str(err).split("; write ", 1)[0].split(": write ", 1)[0]
-        reason = reason.removeprefix(f"{written!r} is not a phase: ").replace("PHASE ", "")
-        raise ServiceError(f"{written!r} is not a phase: {reason}; write {_FORMS}") from None
+        raise ServiceError(f"{err}; write {_FORMS}") from None
