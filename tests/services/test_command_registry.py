@@ -37,8 +37,8 @@ Send commands in the body of an email, one per line:
 Other commands: PHASE <season> <year> [<kind>], PHASE <code>, ENDPHASE,
 IF <condition> [THEN] ... [ELSE IF <condition> ...] [ELSE ...] ENDIF, RETREATS, BUILDS,
 ADJUSTMENTS, REMOVALS, LIST [game], HELP, HISTORY [game],
-HISTORY <game> PRESS [<phase> | ALL], SUMMARY [game], SET PASSWORD <new>,
-SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
+HISTORY <game> PRESS [<phase> | ALL], SUMMARY [game], MAP [game] [phase],
+SET PASSWORD <new>, SET ADDRESS [<address>], SET WAIT, SET NOWAIT, SET TIMEZONE <zone>,
 SET ABSENCE <from> TO <to>, SET NOABSENCE, SET DRAW, SET DRAW <powers>, SET NODRAW,
 SET CONCEDE <power>, SET NOCONCEDE, RESIGN, OBSERVE <game> [<password>],
 SIGNON O<game> <password>, WATCH <game> [<password>],
@@ -54,8 +54,8 @@ ROLLBACK [<phase>] [<reason>], ACCEPT <n>, DECLINE <n>, TERMINATE, EJECT <power>
 SET PASSWORD <power> <new>, SET ADDRESS <power> <address>.
 Commands of the njudge that this judge does not have yet are answered so, and
 the lines of a DIARY (up to ENDPRESS) or of a REGISTER (up to END) are not read:
-CREATE, DIARY, FORCE BEGIN, GET, IAMALSO, INFO PLAYER, MAP, PROMOTE, REGISTER,
-SEND, UNSTART, VERSION, WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET MODERATE,
+CREATE, DIARY, FORCE BEGIN, GET, IAMALSO, INFO PLAYER, PROMOTE, REGISTER, SEND,
+UNSTART, VERSION, WHOGAME, WHOIS, WITHDRAW; and SET ACCESS, SET MODERATE,
 SET NMR, SET NONMR, SET PREFERENCE, SET VARIANT."""
 
 
