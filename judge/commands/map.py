@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand, Malformed
+from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand
 from judge.db.models import PictureKind
 from judge.services.errors import ServiceError
 from judge.services.phase_sections import names_a_phase
@@ -39,13 +39,20 @@ class Map(MailCommand):
         audience=Audience.ANYONE,
     )
 
-    def parse(self, line: Line) -> Command:
+    def parse(self, line: Line) -> Command | None:
         args = line.args
-        # A game's name and a phase in at most three words (Fall 1901 Movement).
-        named = not args or GAME_RE.fullmatch(args[0].lower()) or names_a_phase(args)
-        if len(args) > 4 or not named:
-            raise Malformed(f"write {_FORMS}; or MAP alone for the game you signed on to")
-        return line.command(self.name, args)
+        game_first = bool(args) and GAME_RE.fullmatch(args[0].lower()) is not None
+        # MAP, MAP <game>, MAP <game> <word> (read as a phase, or refused saying why),
+        # and a game and a phase, or a phase alone, in words; any other line that starts
+        # with the word is prose ("Map of the north"), read as orders.
+        if (
+            (len(args) <= 1 and (not args or game_first))
+            or (len(args) == 2 and game_first)
+            or (game_first and names_a_phase(args[1:]))
+            or names_a_phase(args)
+        ):
+            return line.command(self.name, args)
+        return None
 
     def process(self, conversation: Conversation, command: Command) -> None:
         reply = conversation.reply
