@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailCommand
 from judge.db.models import PictureKind
+from judge.render import fill
 from judge.services.errors import ServiceError
 from judge.services.phase_sections import names_a_phase
 from judge.services.pictures import map_attachment, map_view, phase_asked, phase_words
@@ -75,7 +76,7 @@ class Map(MailCommand):
         else:
             what = f"The map of game {game.name} for {words}, with the orders given in it,"
         reply.paragraphs.append(
-            f"{what} is attached to this reply as a picture: {attachment['filename']}."
+            fill(f"{what} is attached to this reply as a picture: {attachment['filename']}.")
         )
 
 

@@ -745,6 +745,9 @@ class Picture(Base):
     __table_args__ = (
         UniqueConstraint("game_id", "phase", "kind"),
         _one_of("kind", PictureKind),
+        # Ids are never used again (SQLite would reuse the highest after a delete): a mail
+        # queued before a ROLLBACK must not carry the picture of the phase played again.
+        {"sqlite_autoincrement": True},
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)

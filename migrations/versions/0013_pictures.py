@@ -36,6 +36,7 @@ def upgrade() -> None:
         sa.UniqueConstraint(
             "game_id", "phase", "kind", name=op.f("uq_pictures_game_id_phase_kind")
         ),
+        sqlite_autoincrement=True,
     )
     with op.batch_alter_table("outbox", schema=None, recreate="never") as batch_op:
         batch_op.add_column(sa.Column("attachments", sa.JSON(), nullable=True))

@@ -1,0 +1,380 @@
+"""The map picture in the judge's mail: drawn once a phase, stored once, named by every
+mail that carries it (results, game start, MAP replies), sent inline by the sender; a game
+with ``maps = false`` sends text only; a picture that cannot be drawn never holds back the
+adjudication or its mail; ``judge map`` draws one into a file."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import io
+import logging
+import mailbox
+from email.message import EmailMessage
+from pathlib import Path
+from typing import Any
+
+import pytest
+from PIL import Image
+from sqlalchemy import delete, select
+from support.servicekit import GAME_FILE, Table, at, make_app, started_game
+
+from judge.cli import main
+from judge.db.models import Game, OutboundMessage, OutboundState, PhaseRecord, Picture
+from judge.runtime.bootstrap import App
+from judge.runtime.sender import deliver_pending
+from judge.services import pictures
+from judge.services.game_files import load_game
+from judge.services.games import start_game
+from judge.services.pictures import drawn, record_views
+
+PLAYERS = [
+    f"{power}@example.org"
+    for power in ("austria", "england", "france", "germany", "italy", "russia", "turkey")
+]
+
+
+def rows_of(app: App, kind: str) -> list[OutboundMessage]:
+    with app.sessions() as session:
+        return list(
+            session.scalars(
+                select(OutboundMessage)
+                .where(OutboundMessage.kind == kind)
+                .order_by(OutboundMessage.id)
+            )
+        )
+
+
+def stored(app: App) -> list[tuple[int, str, str]]:
+    with app.sessions() as session:
+        return [
+            (p.id, p.phase, p.kind) for p in session.scalars(select(Picture).order_by(Picture.id))
+        ]
+
+
+def png_of(app: App, picture: int) -> bytes:
+    with app.sessions() as session:
+        row = session.get(Picture, picture)
+        assert row is not None
+        return row.png
+
+
+def delivered(app: App, address: str) -> list[EmailMessage]:
+    """The mail delivered to ``address``'s Maildir, oldest first, as a reader parses it."""
+    box = mailbox.Maildir(app.judge.settings.var_dir / "mail" / address, create=False)
+    raws = sorted((key, box.get_bytes(key)) for key in box.keys())
+    messages = [email.message_from_bytes(raw, policy=email.policy.default) for _key, raw in raws]
+    parsed = [m for m in messages if isinstance(m, EmailMessage)]
+    return sorted(parsed, key=lambda m: str(m["Message-ID"]))
+
+
+def game_with(tmp_path: Path, extra: str) -> tuple[App, Table]:
+    """The service kit's game test01 with ``extra`` lines in its [game] table, started at
+    2026-11-23 12:00."""
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'judge.db'}")
+    path = tmp_path / "test01.toml"
+    path.write_text(GAME_FILE.replace('rules = "2023"\n', f'rules = "2023"\n{extra}'))
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, at("2026-11-23 12:00"))
+        start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
+    return app, Table(app)
+
+
+# -- stored once, named by every mail -----------------------------------------------------
+
+
+def test_each_phase_is_drawn_once_and_every_copy_names_it(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.send("watcher@example.org", "OBSERVE test01\n", "2026-11-23 13:00")
+    table.process("2026-11-25 20:00")
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results")]
+    board = [{"picture": 1, "filename": "test01-S1901M.png"}]
+    starts = rows_of(app, "gamestart")
+    assert [r.to_addr for r in starts] == [*PLAYERS, "gm@example.org"]
+    assert all(r.attachments == board for r in starts)
+    results = rows_of(app, "results")
+    assert sorted(r.to_addr for r in results) == sorted(
+        [*PLAYERS, "gm@example.org", "watcher@example.org"]
+    )
+    assert all(r.attachments == [{"picture": 2, "filename": "test01-S1901M.png"}] for r in results)
+    # Other mail carries none (the answer to OBSERVE).
+    with app.sessions() as session:
+        others = session.scalars(
+            select(OutboundMessage).where(OutboundMessage.kind.not_in(["gamestart", "results"]))
+        ).all()
+    assert [(r.to_addr, r.attachments) for r in others] == [("watcher@example.org", None)]
+    # The stored results picture is the phase's picture as its record draws it again.
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        record = session.scalars(select(PhaseRecord).where(PhaseRecord.seq == 1)).one()
+        (view,) = record_views(record)
+        again = drawn(game, view, "Europe/London").png()
+    assert png_of(app, 2) == again
+    assert view.kind == "results" and view.after is not None and view.phase.code == "S1901M"
+    assert len(view.results) == 22  # every unit's order, the defaults too
+
+
+def test_the_sender_sends_the_picture_inline_under_the_text(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    sent = deliver_pending(app.sessions, app.judge, app.transport, lambda: at("2026-11-25 20:01"))
+    assert sent == 16
+    start, results = delivered(app, "italy@example.org")
+    for message, picture in ((start, 1), (results, 2)):
+        assert message.get_content_type() == "multipart/mixed"
+        text, image = message.iter_parts()
+        assert text.get_content_type() == "text/plain"
+        assert image.get_content_type() == "image/png"
+        assert image.get_content_disposition() == "inline"
+        assert image.get_filename() == "test01-S1901M.png"
+        assert image.get_content() == png_of(app, picture)
+        with Image.open(io.BytesIO(image.get_content())) as opened:
+            assert opened.format == "PNG"
+    assert "Movement results for Spring of 1901." in results.get_body().get_content()
+
+
+def test_a_picture_that_is_gone_does_not_hold_the_mail(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    with app.sessions() as session, session.begin():
+        session.execute(delete(Picture).where(Picture.kind == "results"))
+    with caplog.at_level(logging.WARNING, logger="judge.services.outbox"):
+        deliver_pending(app.sessions, app.judge, app.transport, lambda: at("2026-11-25 20:01"))
+    assert {r.state for r in rows_of(app, "results")} == {OutboundState.SENT}
+    _start, results = delivered(app, "italy@example.org")
+    assert results.get_content_type() == "text/plain"
+    assert "Movement results for Spring of 1901." in results.get_content()
+    gone = [m for m in caplog.messages if "is gone; sent without it" in m]
+    assert len(gone) == 8  # the seven players and the game master
+    assert gone[0].endswith("its picture 2 (test01-S1901M.png) is gone; sent without it")
+
+
+# -- maps = false, and a picture that cannot be drawn -------------------------------------
+
+
+def test_a_game_without_maps_sends_text_only_and_refuses_map(tmp_path: Path) -> None:
+    app, table = game_with(tmp_path, "maps = false\n")
+    table.process("2026-11-25 20:00")
+    assert stored(app) == []
+    assert {str(r.attachments) for r in rows_of(app, "gamestart")} == {"None"}
+    assert {str(r.attachments) for r in rows_of(app, "results")} == {"None"}
+    table.new_mail()
+    table.send("italy@example.org", "MAP test01\nLIST test01\n", "2026-11-26 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments is None
+    assert (
+        "> MAP test01\n"
+        "Game test01 sends no map pictures (its game file says maps = false); SUMMARY "
+        "test01 gives the position in words.\n"
+    ) in reply.body
+    assert "\nMaps: none (no map picture is sent with the mail, and MAP is refused).\n" in (
+        reply.body
+    )
+
+
+def test_a_picture_that_cannot_be_drawn_leaves_the_mail_without_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, table = started_game(tmp_path)
+
+    def broken(*_args: Any, **_kwargs: Any) -> None:
+        raise RuntimeError("the rasteriser is out of ink")
+
+    monkeypatch.setattr(pictures, "draw", broken)
+    with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
+        table.process("2026-11-25 20:00")
+    assert table.phase() == "F1901M"
+    results = rows_of(app, "results")
+    assert len(results) == 8 and {str(r.attachments) for r in results} == {"None"}
+    assert stored(app) == [(1, "S1901M", "board")]
+    assert caplog.messages == [
+        "game test01: the picture of S1901M could not be drawn; the mail goes without it"
+    ]
+    assert "out of ink" in caplog.text
+    # MAP says it could not draw, and names no error of the judge's to the sender.
+    table.new_mail()
+    table.send("italy@example.org", "MAP test01\n", "2026-11-26 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments is None
+    assert (
+        "The map of game test01 could not be drawn (the judge's keeper has been told); "
+        "SUMMARY test01 gives the position in words.\n"
+    ) in reply.body
+
+
+# -- a phase played again; a two-season season ------------------------------------------
+
+
+def test_a_phase_played_again_after_a_rollback_gets_its_new_picture(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results")]
+    table.send("gm@example.org", "SIGNON Mtest01 gm-secret\nROLLBACK S1901M\n", "2026-11-26 10:00")
+    assert table.phase() == "S1901M"
+    assert stored(app) == []
+    table.new_mail()
+    table.send("italy@example.org", "MAP test01 S1901M\n", "2026-11-26 10:05")
+    (reply,) = table.new_mail()
+    assert "The map of game test01 as it stands, Spring 1901 Movement," in reply.body
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        deadline = game.deadline
+    assert deadline is not None
+    table.process(deadline.strftime("%Y-%m-%d %H:%M"))
+    ids = {str(r.attachments) for r in rows_of(app, "results")[8:]}
+    assert ids == {str([{"picture": 4, "filename": "test01-S1901M.png"}])}
+    assert stored(app) == [(3, "S1901M", "board"), (4, "S1901M", "results")]
+
+
+def test_a_two_season_season_carries_a_picture_of_each_phase_it_played(tmp_path: Path) -> None:
+    app, table = game_with(tmp_path, 'year = "two-season"\n')
+    table.send("france@example.org", "SIGNON Ftest01 paris-123\nA Mar-Spa\n", "2026-11-23 13:00")
+    table.process("2026-11-25 20:00")
+    table.process("2026-11-27 20:00")
+    assert table.phase() == "S1902M"
+    autumn = rows_of(app, "results")[8:]
+    # The moves, then the year's adjustments (France gained Spain); no retreats to make.
+    assert {str(r.attachments) for r in autumn} == {
+        str(
+            [
+                {"picture": 3, "filename": "test01-F1901M.png"},
+                {"picture": 4, "filename": "test01-W1901A.png"},
+            ]
+        )
+    }
+    assert stored(app) == [
+        (1, "S1901M", "board"), (2, "S1901M", "results"), (3, "F1901M", "results"),
+        (4, "W1901A", "results"),
+    ]  # fmt: skip
+    # MAP finds the season's adjustments by their own code.
+    table.new_mail()
+    table.send("italy@example.org", "MAP test01 W1901A\n", "2026-11-28 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments == [{"picture": 4, "filename": "test01-W1901A.png"}]
+
+
+# -- MAP ------------------------------------------------------------------------------------
+
+
+def test_map_replies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    table.send(
+        "italy@example.org", "MAP test01\nMAP test01 Spring 1901 Movement\n", "2026-11-26 10:00"
+    )
+    (reply,) = table.check("map_01_board_and_results")
+    assert reply.attachments == [
+        {"picture": 3, "filename": "test01-F1901M.png"},
+        {"picture": 2, "filename": "test01-S1901M.png"},
+    ]
+    # A processed phase's stored picture is sent again, not drawn again.
+    monkeypatch.setattr(pictures, "draw", None)
+    table.send("england@example.org", "map test01 s1901m\n", "2026-11-26 10:01")
+    (reply,) = table.new_mail()
+    assert reply.attachments == [{"picture": 2, "filename": "test01-S1901M.png"}]
+    monkeypatch.undo()
+    table.send(
+        "italy@example.org",
+        "MAP test01 Spring 1902\nMAP F1901M\nMAP nosuch\nMAP test01 N\nMAP test01 S1899M\n"
+        "MAP test01 Winter 1901 Movement\n",
+        "2026-11-26 10:02",
+    )
+    (reply,) = table.check("map_02_refused")
+    assert reply.attachments is None
+    # Signed on: the game signed on to, the picture with the confirmation.
+    table.send("italy@example.org", "SIGNON Itest01 pw-ita\nMAP\nMAP F1901M\n", "2026-11-26 10:03")
+    (reply,) = table.check("map_03_signed_on")
+    assert reply.kind == "confirm"
+    assert reply.attachments == [{"picture": 3, "filename": "test01-F1901M.png"}]
+
+
+def test_at_most_three_maps_are_answered_in_a_message(tmp_path: Path) -> None:
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    table.new_mail()
+    table.send(
+        "italy@example.org",
+        "MAP test01\nMAP test01 S1901M\nMAP test01 F1901M\nMAP test01 S1901M\n",
+        "2026-11-26 10:00",
+    )
+    (reply,) = table.new_mail()
+    # The same picture asked twice goes once.
+    assert reply.attachments == [
+        {"picture": 3, "filename": "test01-F1901M.png"},
+        {"picture": 2, "filename": "test01-S1901M.png"},
+    ]
+    assert reply.body.endswith(
+        "> MAP test01 S1901M\n"
+        "Only 3 MAP commands are answered in one message (a picture takes a while to "
+        "draw): send this one again in another message.\n\nTESTJUDGE\n"
+    )
+    assert reply.body.count("is attached to this reply") == 2  # the same answer once
+
+
+# -- judge map ----------------------------------------------------------------------------
+
+
+def cli(tmp_path: Path, *args: str) -> int:
+    config = tmp_path / "judge.toml"
+    var = tmp_path / "var"
+    config.write_text(
+        f'[judge]\nname = "TESTJUDGE"\naddress = "judge@example.org"\nvar_dir = "{var}"\n'
+        f'database_url = "sqlite:///{var / "judge.db"}"\n'
+    )
+    return main(["--config", str(config), "--now", "2026-11-26T10:00", "map", *args])
+
+
+def test_judge_map_writes_a_png_or_an_svg(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    app, table = game_with(tmp_path / "var", "anonymous = true\n")
+    table.process("2026-11-25 20:00")
+    monkeypatch.chdir(tmp_path)
+    assert cli(tmp_path, "test01") == 0
+    assert capsys.readouterr().out == "test01-F1901M.png\n"
+    with Image.open(tmp_path / "test01-F1901M.png") as opened:
+        assert opened.format == "PNG"
+    svg = tmp_path / "out" / "spring.svg"
+    svg.parent.mkdir()
+    assert cli(tmp_path, "test01", "--phase", "Spring 1901", "--out", str(svg)) == 0
+    assert capsys.readouterr().out == f"{svg}\n"
+    text = svg.read_text(encoding="utf-8")
+    assert text.startswith("<svg") and "Game test01" in text
+    # An anonymous game's picture names no player: no address, no part of one.
+    for address in [*PLAYERS, "gm@example.org"]:
+        assert address.split("@")[0] + "@" not in text and address not in text
+    assert "example.org" not in text
+
+
+@pytest.mark.parametrize(
+    ("args", "error"),
+    [
+        (("nosuch",), "judge map: there is no game called 'nosuch' (games: test01)\n"),
+        (
+            ("test01", "--phase", "F1903M"),
+            "judge map: F1903M has not been played yet in game test01: it is at F1901M now "
+            "(MAP test01 F1901M draws the board as it stands)\n",
+        ),
+        (
+            ("test01", "--phase", "X1901M"),
+            "judge map: --phase: 'X1901M' is not a phase: bad phase code 'X1901M': expected "
+            "season S/F/W, a year and M/R/A, e.g. S1901M; write a code such as F1901M, or "
+            "words such as 'Fall 1901 Movement'\n",
+        ),
+        (
+            ("test01", "--out", "map.jpg"),
+            "judge map: --out map.jpg: the file must end in .png or .svg (the picture's format)\n",
+        ),
+    ],
+)
+def test_judge_map_names_what_is_wrong(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], args: tuple[str, ...], error: str
+) -> None:
+    _app, table = game_with(tmp_path / "var", "")
+    table.process("2026-11-25 20:00")
+    assert cli(tmp_path, *args) == 2
+    captured = capsys.readouterr()
+    assert (captured.out, captured.err) == ("", error)
