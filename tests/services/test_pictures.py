@@ -62,7 +62,7 @@ def png_of(app: App, picture: int) -> bytes:
 def delivered(app: App, address: str) -> list[EmailMessage]:
     """The mail delivered to ``address``'s Maildir, oldest first, as a reader parses it."""
     box = mailbox.Maildir(app.judge.settings.var_dir / "mail" / address, create=False)
-    raws = sorted((key, box.get_bytes(key)) for key in box.keys())
+    raws = sorted((key, box.get_bytes(key)) for key in box.iterkeys())
     messages = [email.message_from_bytes(raw, policy=email.policy.default) for _key, raw in raws]
     parsed = [m for m in messages if isinstance(m, EmailMessage)]
     return sorted(parsed, key=lambda m: str(m["Message-ID"]))
@@ -130,7 +130,9 @@ def test_the_sender_sends_the_picture_inline_under_the_text(tmp_path: Path) -> N
         assert image.get_content() == png_of(app, picture)
         with Image.open(io.BytesIO(image.get_content())) as opened:
             assert opened.format == "PNG"
-    assert "Movement results for Spring of 1901." in results.get_body().get_content()
+    body = results.get_body()
+    assert body is not None
+    assert "Movement results for Spring of 1901." in body.get_content()
 
 
 def test_a_picture_that_is_gone_does_not_hold_the_mail(
@@ -259,7 +261,7 @@ def test_a_two_season_season_carries_a_picture_of_each_phase_it_played(tmp_path:
 
 
 def test_map_replies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    app, table = started_game(tmp_path)
+    _app, table = started_game(tmp_path)
     table.process("2026-11-25 20:00")
     table.new_mail()
     table.send(
@@ -292,7 +294,7 @@ def test_map_replies(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_at_most_three_maps_are_answered_in_a_message(tmp_path: Path) -> None:
-    app, table = started_game(tmp_path)
+    _app, table = started_game(tmp_path)
     table.process("2026-11-25 20:00")
     table.new_mail()
     table.send(
@@ -311,7 +313,7 @@ def test_at_most_three_maps_are_answered_in_a_message(tmp_path: Path) -> None:
         "Only 3 MAP commands are answered in one message (a picture takes a while to "
         "draw): send this one again in another message.\n\nTESTJUDGE\n"
     )
-    assert reply.body.count("is attached to this reply") == 2  # the same answer once
+    assert reply.body.count("is attached to this") == 2  # the same answer once
 
 
 # -- judge map ----------------------------------------------------------------------------
@@ -330,7 +332,7 @@ def cli(tmp_path: Path, *args: str) -> int:
 def test_judge_map_writes_a_png_or_an_svg(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    app, table = game_with(tmp_path / "var", "anonymous = true\n")
+    _app, table = game_with(tmp_path / "var", "anonymous = true\n")
     table.process("2026-11-25 20:00")
     monkeypatch.chdir(tmp_path)
     assert cli(tmp_path, "test01") == 0
