@@ -13,6 +13,7 @@ killed with SIGKILL in the middle of a batch.
 
 from __future__ import annotations
 
+import io
 import re
 import signal
 import subprocess
@@ -564,3 +565,76 @@ def test_a_judge_killed_mid_batch_answers_everything_once_after_restart(judge: J
     assert set(copies) == {out.message_id for out in outbox}
     assert recipients(gamestart_mail(sink)) == Counter([*PLAYERS, GM])
     assert set(judge.inbound_states().values()) == {"done"}
+
+
+# -- 6. the map picture ----------------------------------------------------------------------
+
+
+def png_part(received: Received) -> bytes:
+    """The one picture of a mail as a mail program reads it: multipart/mixed, the text
+    first, then an inline PNG, whose bytes are returned."""
+    message = received.message
+    assert message.get_content_type() == "multipart/mixed", received.raw[:400]
+    text, image = message.iter_parts()
+    assert text.get_content_type() == "text/plain"
+    assert image.get_content_type() == "image/png"
+    assert image.get_content_disposition() == "inline"
+    assert image["Content-ID"] is not None
+    data: bytes = image.get_content()
+    return data
+
+
+def test_results_and_game_start_mail_carry_the_map_picture_by_smtp(judge: Judge) -> None:
+    from PIL import Image
+
+    from judge.db.models import PhaseRecord, Picture
+    from judge.services.pictures import drawn, record_views
+
+    judge.set_up_game()
+    sink = judge.sink
+    starts = gamestart_mail(sink)
+    assert recipients(starts) == Counter([*PLAYERS, GM])
+    board = {png_part(received) for received in starts}
+    assert len(board) == 1  # one picture, the same for everyone
+    names = {image.get_filename() for r in starts for image in list(r.message.iter_parts())[1:]}
+    assert names == {"test01-S1901M.png"}
+
+    judge.serve()
+    watch = judge.send("watcher@example.net", "OBSERVE test01\n")
+    judge.wait_for(lambda: bool(replies_to(sink, watch)), "the observer's welcome")
+    process = judge.send(GM, "SIGNON Mtest01 gm-secret\nPROCESS\n", subject="go")
+    results_subject = "Diplomacy results test01 S1901M"
+    judge.wait_for(lambda: len(with_subject(sink, results_subject)) >= 9, "the results")
+    judge.wait_for(judge.all_handled, "every message handled and the outbox drained")
+    results = with_subject(sink, results_subject)
+    # The players, the master and the observer: each gets the results picture inline.
+    assert recipients(results) == Counter([*PLAYERS, GM, "watcher@example.net"])
+    pictures = {png_part(received) for received in results}
+    assert len(pictures) == 1
+    (picture,) = pictures
+    with judge.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        record = session.scalars(select(PhaseRecord).where(PhaseRecord.seq == 1)).one()
+        (view,) = record_views(record)
+        expected = drawn(game, view, "Europe/London")
+        stored = session.scalars(select(Picture.png).where(Picture.kind == "results")).one()
+    assert picture == stored
+    with Image.open(io.BytesIO(picture)) as opened:
+        opened.load()
+        assert (opened.format, opened.size) == ("PNG", (expected.width, expected.height))
+    assert "Movement results for Spring of 1901." in results[0].text()
+    assert replies_to(sink, process)[0].message.get_content_type() == "text/plain"
+
+    # A game whose file says maps = false: its mail is text only.
+    quiet = judge.directory / "test02.toml"
+    quiet.write_text(
+        GAME_FILE.replace('name = "test01"', 'name = "test02"').replace(
+            'rules = "2023"\n', 'rules = "2023"\nmaps = false\n'
+        )
+    )
+    assert judge.cli("game", "load", str(quiet)).startswith("created game test02")
+    assert judge.cli("game", "start", "test02").startswith("started test02: S1901M")
+    quiet_starts = with_subject(sink, "Diplomacy game test02 starts: you are Italy")
+    assert len(quiet_starts) == 1
+    assert quiet_starts[0].message.get_content_type() == "text/plain"
+    assert "Welcome to the game 'test02'. You are Italy." in quiet_starts[0].text()
