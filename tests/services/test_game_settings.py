@@ -64,6 +64,7 @@ _SETTINGS = st.builds(
     secret_votes=st.booleans(),
     vote_counts=st.booleans(),
     master_decision_hours=st.floats(min_value=1.0, max_value=168.0),
+    maps=st.booleans(),
     movement=_DEADLINES,
     retreat=_DEADLINES,
     adjustment=_DEADLINES,
@@ -235,6 +236,22 @@ def test_a_bad_endgame_key_names_the_key_and_the_fix(tmp_path: Path, line: str, 
     with pytest.raises(ConfigError) as caught:
         load_game_config(path)
     assert str(caught.value) == f"{path}: {error}"
+
+
+def test_maps_is_read_from_the_file_and_stored_only_when_off(tmp_path: Path) -> None:
+    assert load_game_config(game_file(tmp_path, GAME_FILE)).settings.maps is True
+    assert "maps" not in settings_to_json(GameSettings())
+    text = GAME_FILE.replace("[deadlines]", "maps = false\n\n[deadlines]")
+    settings = load_game_config(game_file(tmp_path, text)).settings
+    assert settings.maps is False
+    assert settings_to_json(settings)["maps"] is False
+    assert settings_from_json(stored(settings_to_json(settings))).maps is False
+    path = game_file(tmp_path, GAME_FILE.replace("[deadlines]", 'maps = "no"\n\n[deadlines]'))
+    with pytest.raises(ConfigError) as caught:
+        load_game_config(path)
+    assert str(caught.value) == (
+        f"{path}: [game] maps: use true (a map picture with the results) or false, got 'no'"
+    )
 
 
 def test_a_deadline_left_without_hours_has_its_kind_s_hours(tmp_path: Path) -> None:
