@@ -262,7 +262,7 @@ def process_game(
     published = releases.publish(session, game, record.seq, played.first)
     # The phase's pictures (a two-season game's season: each phase it played), drawn
     # from the record as MAP draws them, and stored once for every copy of the results.
-    drawn = pictures.attach(session, judge, game, pictures.record_views(record), now)
+    drawn = pictures.results_pictures(session, judge, game, record, now)
     mailings.send_results(
         session, judge, game, position.phase, report, outcome, now, published, private,
         pictures=drawn,

@@ -51,6 +51,7 @@ __all__ = [
     "phase_asked",
     "phase_words",
     "record_views",
+    "results_pictures",
 ]
 
 log = logging.getLogger(__name__)
@@ -156,6 +157,25 @@ def attach(
         picture = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
         attachments.append({"picture": picture, "filename": file_name(game, view.phase)})
     return attachments
+
+
+def results_pictures(
+    session: Session, judge: Judge, game: Game, record: PhaseRecord, now: datetime
+) -> list[Attachment]:
+    """The results pictures of ``record``, just processed, for its results mail (see
+    :func:`attach`); none, logged, when the record cannot be read back into a picture's
+    values, which must not stop the adjudication either."""
+    if not maps_on(game):
+        return []
+    try:
+        views = record_views(record)
+    except Exception:  # a record this judge wrote itself: only a changed judge gets here
+        log.exception(
+            "game %s: the results of %s could not be read for their picture; the mail "
+            "goes without it", game.name, record.phase,
+        )  # fmt: skip
+        return []
+    return attach(session, judge, game, views, now)
 
 
 # -- MAP: a phase asked for --------------------------------------------------------------

@@ -21,6 +21,7 @@ from support.servicekit import GAME_FILE, Table, at, make_app, started_game
 
 from judge.cli import main
 from judge.db.models import Game, OutboundMessage, OutboundState, PhaseRecord, Picture
+from judge.engine.document import DocumentError
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import pictures
@@ -204,6 +205,25 @@ def test_a_picture_that_cannot_be_drawn_leaves_the_mail_without_it(
         "The map of game test01 could not be drawn (the judge's keeper has been told); "
         "SUMMARY test01 gives the position in words.\n"
     ) in reply.body
+
+
+def test_results_that_cannot_be_read_back_leave_the_mail_without_a_picture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, table = started_game(tmp_path)
+
+    def unreadable(*_args: Any, **_kwargs: Any) -> None:
+        raise DocumentError("results[1].order: 'A XYZ H' is not an order")
+
+    monkeypatch.setattr(pictures, "results_from_document", unreadable)
+    with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
+        table.process("2026-11-25 20:00")
+    assert table.phase() == "F1901M"
+    assert {str(r.attachments) for r in rows_of(app, "results")} == {"None"}
+    assert caplog.messages == [
+        "game test01: the results of S1901M could not be read for their picture; the mail "
+        "goes without it"
+    ]
 
 
 # -- a phase played again; a two-season season ------------------------------------------
