@@ -143,7 +143,10 @@ def test_an_observers_password_is_masked_and_the_game_kept() -> None:
 
 
 def _compat_body(raw: bytes) -> str:
-    payload = BytesParser(policy=compat32).parsebytes(raw).get_payload(decode=True)
+    """The text of a delivered mail (a game start is multipart: its text, then the map)."""
+    message = BytesParser(policy=compat32).parsebytes(raw)
+    text = next(part for part in message.walk() if part.get_content_type() == "text/plain")
+    payload = text.get_payload(decode=True)
     assert isinstance(payload, bytes)
     return payload.decode()
 
