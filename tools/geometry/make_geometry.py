@@ -353,16 +353,20 @@ def smooth(chain: Chain) -> list[Pt]:
     on_edge = all(x in (0, WIDTH) for x, _ in pts) or all(y in (0, HEIGHT) for _, y in pts)
     if on_edge:
         return [pts[0], pts[-1]]
-    closed = chain[0] == chain[-1]
-    if closed:
-        ring = chaikin(pts[:-1], closed=True)
-        # split the loop at its first point and its farthest point so both halves keep
-        # their shape under simplification
+    # The cells' staircase is first straightened (a coarse simplification), then the
+    # corners are cut, then the points the cutting added are thinned out again.
+    if chain[0] == chain[-1]:
+        # split a loop at its first point and its farthest point so that both halves
+        # keep their shape under simplification
+        far = max(range(len(pts)), key=lambda k: math.dist(pts[0], pts[k]))
+        halves = [pts[: far + 1], pts[far:]]
+        ring = [*douglas_peucker(halves[0], 1.2), *douglas_peucker(halves[1], 1.2)[1:-1]]
+        ring = chaikin(ring, closed=True)
         far = max(range(len(ring)), key=lambda k: math.dist(ring[0], ring[k]))
-        first = douglas_peucker(ring[: far + 1], 0.6)
-        second = douglas_peucker([*ring[far:], ring[0]], 0.6)
+        first = douglas_peucker(ring[: far + 1], 0.35)
+        second = douglas_peucker([*ring[far:], ring[0]], 0.35)
         return first + second[1:]
-    return douglas_peucker(chaikin(pts, closed=False), 0.6)
+    return douglas_peucker(chaikin(douglas_peucker(pts, 1.2), closed=False), 0.35)
 
 
 Piece = tuple[Vertex, Vertex, Vertex, Vertex, list[Pt]]  # start, end, first, last step
@@ -532,7 +536,7 @@ def coast_lines(
         if len(owners) == 1:
             mine[owners[0]].append(points)
         elif owners:
-            mid = points[len(points) // 2]
+            mid = halfway(points)
 
             def nearness(code: str, mid: Pt = mid) -> float:
                 near = [
@@ -567,13 +571,25 @@ def join_longest(parts: list[list[Pt]]) -> list[Pt]:
     return max(runs, key=lambda r: sum(math.dist(p, q) for p, q in zip(r, r[1:], strict=False)))
 
 
+def halfway(line: list[Pt]) -> Pt:
+    """The point halfway along a polyline."""
+    lengths = [math.dist(p, q) for p, q in zip(line, line[1:], strict=False)]
+    left = sum(lengths) / 2
+    for (p, q), step in zip(zip(line, line[1:], strict=False), lengths, strict=True):
+        if step >= left and step > 0:
+            t = left / step
+            return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t)
+        left -= step
+    return line[-1]
+
+
 def coast_unit(
     line: list[Pt], cells: list[tuple[int, int]], dist: list[list[float]], label: Pt
 ) -> Pt:
     """A fleet's place for a coast: inside the province, near the middle of that shore."""
     if not line:
         return label
-    mid = line[len(line) // 2]
+    mid = halfway(line)
     best: tuple[float, float] = (-math.inf, 0.0)
     spot = cells[0]
     for c in cells:
@@ -671,9 +687,11 @@ def build(land_path: Path, preview: Path | None) -> tuple[dict[str, object], lis
                 near = {game_map.province_of(d) for d in game_map.fleet_adj[loc]}
                 coast_seas[code] = {index[p] for p in near if game_map.is_sea(p)}
                 anchors[code] = {index[p] for p in near}
-            for code in anchors:
-                others = set().union(*(v for k, v in anchors.items() if k != code))
-                anchors[code] = anchors[code] - others
+            # a coast's anchors: the neighbours no other coast of the province has
+            anchors = {
+                code: near - set().union(*(v for k, v in anchors.items() if k != code))
+                for code, near in anchors.items()
+            }
             lines = coast_lines(i, coast_seas, chains, labels, smoothed, anchors)
             entry["coasts"] = {
                 code: {
@@ -721,10 +739,13 @@ def draw_preview(doc: dict[str, object], path: Path) -> None:
             if name == "swi":
                 fill = (160, 160, 160)
             for ring in entry["rings"]:
-                draw.polygon([tuple(p) for p in ring], fill=fill, outline=(60, 60, 60))
+                draw.polygon([tuple(p) for p in ring], fill=fill)
         if sea:
             for ring in scenery:
-                draw.polygon([tuple(p) for p in ring], fill=(190, 190, 170), outline=(90, 90, 90))
+                draw.polygon([tuple(p) for p in ring], fill=(190, 190, 170))
+    for entry in provinces.values():
+        for ring in entry["rings"]:
+            draw.line([tuple(p) for p in [*ring, ring[0]]], fill=(60, 60, 60))
     for name, entry in sorted(provinces.items()):
         lx, ly = entry["label"]
         ux, uy = entry["unit"]
