@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import heapq
+import itertools
 import json
 import math
 import sys
@@ -29,7 +30,7 @@ from pathlib import Path
 from PIL import Image, ImageDraw
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import seeds  # noqa: E402  (the hand-made data beside this script)
+import seeds
 
 WIDTH = 1200
 HEIGHT = 950
@@ -109,7 +110,7 @@ def cells_of_stroke(text: str) -> Iterator[tuple[int, int]]:
         points = [project(*map(float, p.split(","))) for p in stroke.split()]
         if len(points) == 1:
             points = points * 2
-        for (x0, y0), (x1, y1) in zip(points, points[1:], strict=False):
+        for (x0, y0), (x1, y1) in itertools.pairwise(points):
             steps = max(1, int(math.hypot(x1 - x0, y1 - y0) / (CELL / 2)))
             for i in range(steps + 1):
                 t = i / steps
@@ -168,17 +169,19 @@ def components(grid: list[bytearray], value: int) -> list[list[tuple[int, int]]]
                 x, y = stack.pop()
                 comp.append((x, y))
                 for nx, ny in ((x + 1, y), (x - 1, y), (x, y + 1), (x, y - 1)):
-                    if 0 <= nx < GW and 0 <= ny < GH and not seen[ny][nx]:
-                        if grid[ny][nx] == value:
-                            seen[ny][nx] = 1
-                            stack.append((nx, ny))
+                    if 0 <= nx < GW and 0 <= ny < GH and not seen[ny][nx] and grid[ny][nx] == value:
+                        seen[ny][nx] = 1
+                        stack.append((nx, ny))
             out.append(comp)
     return out
 
 
 def grow(
-    grid: list[bytearray], medium: int, sources: dict[int, list[tuple[int, int]]],
-    labels: list[list[int]], names: Sequence[str],
+    grid: list[bytearray],
+    medium: int,
+    sources: dict[int, list[tuple[int, int]]],
+    labels: list[list[int]],
+    names: Sequence[str],
 ) -> list[str]:
     """Give each cell of ``medium`` to its nearest source (chamfer distance within the
     medium, 8 neighbours); returns warnings for seeds that fall outside the medium."""
@@ -197,8 +200,16 @@ def grow(
                 labels[y][x] = label
                 heap.append((0.0, y, x, label))
     heapq.heapify(heap)
-    steps = ((1, 0, 1.0), (-1, 0, 1.0), (0, 1, 1.0), (0, -1, 1.0),
-             (1, 1, 1.4142), (1, -1, 1.4142), (-1, 1, 1.4142), (-1, -1, 1.4142))
+    steps = (
+        (1, 0, 1.0),
+        (-1, 0, 1.0),
+        (0, 1, 1.0),
+        (0, -1, 1.0),
+        (1, 1, 1.4142),
+        (1, -1, 1.4142),
+        (-1, 1, 1.4142),
+        (-1, -1, 1.4142),
+    )
     while heap:
         d, y, x, label = heapq.heappop(heap)
         if d > dist[y][x] or labels[y][x] != label:
@@ -206,10 +217,9 @@ def grow(
         for dx, dy, cost in steps:
             nx, ny = x + dx, y + dy
             if 0 <= nx < GW and 0 <= ny < GH and grid[ny][nx] == medium:
-                if dx and dy and medium == 0:
-                    # water moves diagonally only where it is not a land pinch
-                    if grid[y][nx] != 0 and grid[ny][x] != 0:
-                        continue
+                # water moves diagonally only where it is not a land pinch
+                if dx and dy and medium == 0 and grid[y][nx] != 0 and grid[ny][x] != 0:
+                    continue
                 nd = d + cost
                 if nd < dist[ny][nx]:
                     dist[ny][nx] = nd
@@ -470,7 +480,9 @@ def distance_to_border(labels: list[list[int]]) -> list[list[float]]:
     return d
 
 
-def main_piece(labels: list[list[int]], label: int, start: tuple[int, int]) -> list[tuple[int, int]]:
+def main_piece(
+    labels: list[list[int]], label: int, start: tuple[int, int]
+) -> list[tuple[int, int]]:
     """The cells of ``label`` 4-connected to ``start`` (the province's first seed)."""
     seen = {start}
     stack = [start]
@@ -487,9 +499,7 @@ def centre(cell: tuple[int, int]) -> Pt:
     return ((cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL)
 
 
-def place_label_and_unit(
-    cells: list[tuple[int, int]], dist: list[list[float]]
-) -> tuple[Pt, Pt]:
+def place_label_and_unit(cells: list[tuple[int, int]], dist: list[list[float]]) -> tuple[Pt, Pt]:
     """A label point and a unit point, both far from the border and apart from each other
     (a unit is about 26 px wide, a three-letter label about 24 by 12)."""
     ranked = sorted(cells, key=lambda c: (-dist[c[1]][c[0]], c[1], c[0]))[:400]
@@ -517,8 +527,12 @@ def place_label_and_unit(
 
 
 def coast_lines(
-    province: int, coasts: dict[str, set[int]], chains: list[Chain], labels: list[list[int]],
-    smoothed: list[list[Pt]], anchors: dict[str, set[int]],
+    province: int,
+    coasts: dict[str, set[int]],
+    chains: list[Chain],
+    labels: list[list[int]],
+    smoothed: list[list[Pt]],
+    anchors: dict[str, set[int]],
 ) -> dict[str, list[Pt]]:
     """For each coast code, the stretch of the province's shore on that coast's seas.  A
     sea on two coasts (Spain's Atlantic) gives each coast the pieces nearest its own
@@ -568,14 +582,14 @@ def join_longest(parts: list[list[Pt]]) -> list[Pt]:
                     break
             if merged:
                 break
-    return max(runs, key=lambda r: sum(math.dist(p, q) for p, q in zip(r, r[1:], strict=False)))
+    return max(runs, key=lambda r: sum(math.dist(p, q) for p, q in itertools.pairwise(r)))
 
 
 def halfway(line: list[Pt]) -> Pt:
     """The point halfway along a polyline."""
-    lengths = [math.dist(p, q) for p, q in zip(line, line[1:], strict=False)]
+    lengths = [math.dist(p, q) for p, q in itertools.pairwise(line)]
     left = sum(lengths) / 2
-    for (p, q), step in zip(zip(line, line[1:], strict=False), lengths, strict=True):
+    for (p, q), step in zip(itertools.pairwise(line), lengths, strict=True):
         if step >= left and step > 0:
             t = left / step
             return (p[0] + (q[0] - p[0]) * t, p[1] + (q[1] - p[1]) * t)
@@ -735,7 +749,11 @@ def draw_preview(doc: dict[str, object], path: Path) -> None:
             if game_map.is_sea(name) != sea:
                 continue
             shade = (n * 37) % 60
-            fill = (150 + shade, 190 + shade // 2, 235) if sea else (215 + shade // 2, 200 + shade // 2, 150 + shade)
+            fill = (
+                (150 + shade, 190 + shade // 2, 235)
+                if sea
+                else (215 + shade // 2, 200 + shade // 2, 150 + shade)
+            )
             if name == "swi":
                 fill = (160, 160, 160)
             for ring in entry["rings"]:

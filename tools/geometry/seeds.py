@@ -20,11 +20,13 @@ LAND: dict[str, str] = {
     "wal": "-3.6,52.3 -2.2,52.5; -4.1,51.8",
     "lon": "-0.1,51.5 0.9,52.3; 1.3,51.2",
     # Scandinavia and the north
-    "nwy": "6.0,59.2 8.5,61.5 11.0,63.5 14.5,67.0 19.0,69.3 25.0,70.3 28.5,70.5 29.5,69.8; 9.5,59.5",
+    "nwy": "6.0,59.2 8.5,61.5 11.0,63.5 14.5,67.0 19.0,69.3 25.0,70.3 28.5,70.5 29.5,69.8;"
+    " 9.5,59.5",
     "swe": "18.0,59.3 15.0,57.5 14.5,62.5 20.0,66.5; 13.2,55.9",
     "fin": "25.0,61.0 26.0,64.0 26.5,67.5 24.0,68.6",
     "den": "9.4,56.0 10.0,57.3; 10.4,55.3; 11.9,55.5",
-    "stp": "30.8,69.2; 30.3,59.9 33.0,62.0 34.0,65.0 33.5,67.8 36.0,68.4; 40.5,64.5 46.0,65.0; 40.0,62.0 46.0,61.5",
+    "stp": "30.8,69.2; 30.3,59.9 33.0,62.0 34.0,65.0 33.5,67.8 36.0,68.4; 40.5,64.5 46.0,65.0;"
+    " 40.0,62.0 46.0,61.5",
     "mos": "37.6,55.75 44.0,56.0 46.5,57.0; 36.0,57.5; 33.0,54.0",
     "lvn": "24.1,56.9 25.5,58.5 26.5,56.3; 22.0,57.0",
     "war": "21.0,52.2 23.5,52.3 27.5,53.0 30.0,53.5; 19.5,51.8",
@@ -106,16 +108,30 @@ SEA: dict[str, str] = {
 #: Fix-ups where the coarse grid gets a strait wrong for the game: (what, name, stroke,
 #: half width in cells).  "sea" opens water along the stroke, "land" closes it.
 FIXES: tuple[tuple[str, str, str, float], ...] = (
-    ("sea", "Strait of Gibraltar (MAO touches WES; Spain and North Africa do not touch)",
-     "-6.1,35.95 -5.2,36.0", 1.0),
-    ("land", "Bosporus (Constantinople spans it; the Black Sea does not touch the Aegean)",
-     "28.95,40.95 29.15,41.3", 1.5),
-    ("land", "Oresund (Denmark touches Sweden; the Baltic does not touch the Skagerrak)",
-     "12.5,56.05 12.8,56.05", 1.0),
-    ("land", "Great Belt (the Baltic does not touch the Skagerrak)",
-     "10.8,55.33 11.2,55.33", 1.0),
-    ("land", "Little Belt (the Baltic does not touch the Skagerrak)",
-     "9.65,55.5 9.95,55.5", 1.0),
-    ("sea", "Kerch Strait (the Sea of Azov is part of the Black Sea)",
-     "36.45,45.15 36.6,45.45", 1.0),
+    (
+        "sea",
+        "Strait of Gibraltar (MAO touches WES; Spain and North Africa do not touch)",
+        "-6.1,35.95 -5.2,36.0",
+        1.0,
+    ),
+    (
+        "land",
+        "Bosporus (Constantinople spans it; the Black Sea does not touch the Aegean)",
+        "28.95,40.95 29.15,41.3",
+        1.5,
+    ),
+    (
+        "land",
+        "Oresund (Denmark touches Sweden; the Baltic does not touch the Skagerrak)",
+        "12.5,56.05 12.8,56.05",
+        1.0,
+    ),
+    ("land", "Great Belt (the Baltic does not touch the Skagerrak)", "10.8,55.33 11.2,55.33", 1.0),
+    ("land", "Little Belt (the Baltic does not touch the Skagerrak)", "9.65,55.5 9.95,55.5", 1.0),
+    (
+        "sea",
+        "Kerch Strait (the Sea of Azov is part of the Black Sea)",
+        "36.45,45.15 36.6,45.45",
+        1.0,
+    ),
 )
