@@ -611,7 +611,7 @@ def coast_unit(
         gap = math.dist(p, mid)
         if gap > 45 or (abs(p[0] - label[0]) < 26 and abs(p[1] - label[1]) < 20):
             continue
-        score = (min(dist[c[1]][c[0]] * CELL, 13.0) - gap * 0.15, -gap)
+        score = (min(dist[c[1]][c[0]] * CELL, 12.0) - gap * 0.3, -gap)
         if score > best:
             best, spot = score, c
     return centre(spot)

@@ -130,6 +130,12 @@ FIXES: tuple[tuple[str, str, str, float], ...] = (
     ("land", "Little Belt (the Baltic does not touch the Skagerrak)", "9.65,55.5 9.95,55.5", 1.0),
     (
         "sea",
+        "Dardanelles (the Sea of Marmara is part of the Aegean)",
+        "26.2,40.02 26.45,40.2 26.7,40.42 27.1,40.55 27.5,40.65",
+        1.0,
+    ),
+    (
+        "sea",
         "Kerch Strait (the Sea of Azov is part of the Black Sea)",
         "36.45,45.15 36.6,45.45",
         1.0,
