@@ -36,10 +36,23 @@ WIDTH = 1200
 HEIGHT = 950
 CELL = 2  # pixels per grid cell
 GW, GH = WIDTH // CELL, HEIGHT // CELL
-LON_WEST = -26.0
-LAT_NORTH = 72.6
-PX_PER_DEG = 22.0
-X_SHRINK = math.cos(math.radians(42.0))
+# The projection: x from longitude and y from latitude, each piecewise linear through
+# these knots (degrees, pixels).  The middle of the board (Britain to the Balkans) gets
+# more pixels per degree than the Atlantic, the Urals, the Sahara and the Arctic, as on
+# a printed board; 19.3 px per degree of longitude against 24 of latitude there is about
+# the shape of lands at 45 degrees north.
+LON_KNOTS: tuple[tuple[float, float], ...] = (
+    (-26.0, 0.0),
+    (-12.0, 140.0),
+    (36.0, 1068.0),
+    (47.0, 1200.0),
+)
+LAT_KNOTS: tuple[tuple[float, float], ...] = (
+    (72.6, 0.0),
+    (66.0, 106.0),
+    (34.0, 876.0),
+    (29.4, 950.0),
+)
 MIN_ISLAND = 24  # cells: smaller islands are left to the sea
 OUT = -1  # the label of "outside the canvas"
 SCENERY = -2  # the label of land that is no province
@@ -50,8 +63,20 @@ Vertex = tuple[int, int]
 
 
 def project(lon: float, lat: float) -> Pt:
-    """Canvas pixels of a longitude and latitude (equirectangular, x shrunk)."""
-    return ((lon - LON_WEST) * PX_PER_DEG * X_SHRINK, (LAT_NORTH - lat) * PX_PER_DEG)
+    """Canvas pixels of a longitude and latitude (see LON_KNOTS, LAT_KNOTS)."""
+    return (_through(LON_KNOTS, lon), _through(LAT_KNOTS, lat))
+
+
+def _through(knots: tuple[tuple[float, float], ...], value: float) -> float:
+    """Piecewise-linear interpolation through ``knots``, extended beyond the ends."""
+    (a0, p0), (a1, p1) = knots[0], knots[1]
+    for (b0, q0), (b1, q1) in itertools.pairwise(knots):
+        if min(b0, b1) <= value <= max(b0, b1):
+            (a0, p0), (a1, p1) = (b0, q0), (b1, q1)
+            break
+        if (value - knots[-1][0]) * (knots[-1][0] - knots[0][0]) > 0:
+            (a0, p0), (a1, p1) = knots[-2], knots[-1]
+    return p0 + (value - a0) * (p1 - p0) / (a1 - a0)
 
 
 # -- Natural Earth --------------------------------------------------------------------------
