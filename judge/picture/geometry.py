@@ -31,8 +31,12 @@ of a canvas ``width`` x ``height``, x to the right, y down)::
     }
 
 Every province of the map has an entry (Switzerland too: it is drawn, though no unit
-stands there, so its ``unit`` is its label point); sea provinces cover the water.
-:func:`check_geometry` tells what is missing or inconsistent with the map file.
+stands there, so its ``unit`` is its label point); sea provinces cover the water, and
+provinces and scenery together cover the canvas.  Rings have no holes, so a sea's rings
+also cover the islands inside it (scenery, or a province's island such as Zealand): draw
+the seas first, then the land provinces and the scenery over them.  Neighbouring
+provinces share exactly the same border points.  :func:`check_geometry` tells what is
+missing or inconsistent with the map file.
 """
 
 from __future__ import annotations
