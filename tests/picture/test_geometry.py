@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import copy
+import importlib.util
 import json
 from importlib import resources
+from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -277,3 +280,49 @@ def test_malformed_geometry_names_the_place(change: Any, message: str) -> None:
     with pytest.raises(GeometryError) as caught:
         geometry_from_json(doc)
     assert str(caught.value) == message
+
+
+def generator() -> ModuleType:
+    """tools/geometry/make_geometry.py, which is a script rather than a package module."""
+    path = Path(__file__).resolve().parents[2] / "tools" / "geometry" / "make_geometry.py"
+    spec = importlib.util.spec_from_file_location("make_geometry", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_the_generator_decodes_topojson_arcs_reversed_and_across_the_antimeridian(
+    tmp_path: Path,
+) -> None:
+    # arc 0 runs east across 180 degrees; arc 1, read backwards (~1), comes back west
+    topology = {
+        "type": "Topology",
+        "transform": {"scale": [1, 1], "translate": [0, 0]},
+        "arcs": [
+            [[170, 10], [10, 0], [-355, 0]],
+            [[170, 10], [0, 10], [-345, 0], [0, -10]],
+        ],
+        "objects": {
+            "land": {"type": "GeometryCollection", "geometries": [
+                {"type": "Polygon", "arcs": [[0, -2]]},
+            ]},
+        },
+    }  # fmt: skip
+    path = tmp_path / "land.json"
+    path.write_text(json.dumps(topology), encoding="utf-8")
+    assert generator().read_topojson_land(path) == [
+        [[(170, 10), (180, 10), (185, 10), (185, 20), (170, 20), (170, 10)]]
+    ]
+
+
+def test_the_generator_smooths_a_shared_border_once_with_its_ends_fixed() -> None:
+    make = generator()
+    stairs = [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2), (3, 2), (3, 3), (4, 3), (4, 4)]
+    smooth = make.smooth(stairs)
+    cell = make.CELL
+    # the ends (junctions shared with other borders) stay; the staircase of cells turns
+    # into few points, none farther from the diagonal than the staircase's corners
+    assert smooth[0] == (0, 0) and smooth[-1] == (4 * cell, 4 * cell)
+    assert len(smooth) == 3
+    assert all(abs(x - y) / 2**0.5 <= cell / 2**0.5 for x, y in smooth)
