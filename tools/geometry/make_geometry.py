@@ -69,13 +69,13 @@ def project(lon: float, lat: float) -> Pt:
 
 def _through(knots: tuple[tuple[float, float], ...], value: float) -> float:
     """Piecewise-linear interpolation through ``knots``, extended beyond the ends."""
-    (a0, p0), (a1, p1) = knots[0], knots[1]
-    for (b0, q0), (b1, q1) in itertools.pairwise(knots):
-        if min(b0, b1) <= value <= max(b0, b1):
-            (a0, p0), (a1, p1) = (b0, q0), (b1, q1)
-            break
-        if (value - knots[-1][0]) * (knots[-1][0] - knots[0][0]) > 0:
-            (a0, p0), (a1, p1) = knots[-2], knots[-1]
+    pairs = list(itertools.pairwise(knots))
+    inside = [p for p in pairs if min(p[0][0], p[1][0]) <= value <= max(p[0][0], p[1][0])]
+    if inside:
+        (a0, p0), (a1, p1) = inside[0]
+    else:  # beyond the ends: the nearer end's segment, extended
+        before = (value - knots[0][0]) * (knots[1][0] - knots[0][0]) < 0
+        (a0, p0), (a1, p1) = pairs[0] if before else pairs[-1]
     return p0 + (value - a0) * (p1 - p0) / (a1 - a0)
 
 
@@ -257,6 +257,7 @@ def grow(
 
 
 def label_at(labels: list[list[int]], x: int, y: int) -> int:
+    """The label of a cell; OUT beyond the canvas."""
     return labels[y][x] if 0 <= x < GW and 0 <= y < GH else OUT
 
 
@@ -521,6 +522,7 @@ def main_piece(
 
 
 def centre(cell: tuple[int, int]) -> Pt:
+    """The pixel centre of a cell."""
     return ((cell[0] + 0.5) * CELL, (cell[1] + 0.5) * CELL)
 
 
@@ -659,6 +661,7 @@ def grid_contacts(labels: list[list[int]]) -> dict[tuple[int, int], int]:
 
 
 def rounded(points: Sequence[Pt]) -> list[list[float]]:
+    """Points as JSON lists, to 0.1 px."""
     return [[round(x, 1), round(y, 1)] for x, y in points]
 
 
