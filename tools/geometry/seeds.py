@@ -112,7 +112,7 @@ FIXES: tuple[tuple[str, str, str, float], ...] = (
         "sea",
         "Strait of Gibraltar (MAO touches WES; Spain and North Africa do not touch)",
         "-6.1,35.95 -5.2,36.0",
-        1.0,
+        2.5,
     ),
     (
         "land",
