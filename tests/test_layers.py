@@ -51,6 +51,8 @@ LAYERS: dict[str, Layer] = {
     "judge.engine": _only(STDLIB, "judge.engine"),
     # Add-ons beside the engine: pure functions over its values.
     "judge.datc": _only(STDLIB, "judge.engine", "judge.datc"),
+    # The map picture (like chess.svg): engine values in, SVG and PNG (Pillow) out.
+    "judge.picture": _only(STDLIB, "judge.engine", "judge.picture", "PIL"),
     # Settings as typed values, read by every layer (the mail clients too).
     "judge.config": _never(
         "judge.db", "judge.mail", "judge.services", "judge.commands", "judge.presenters",
@@ -173,7 +175,7 @@ def test_the_reader_finds_every_kind_of_wrong_arrow(tmp_path: Path) -> None:
             "from judge.mail.compose import x\nimport judge.runtime.sender\n"
         ),
         "judge/runtime/sender.py": "from judge.services import outbox\n",
-        "judge/picture.py": "from judge.engine import board\n",
+        "judge/web.py": "from judge.engine import board\n",
     }
     for name, text in files.items():
         path = tmp_path / name
@@ -185,8 +187,8 @@ def test_the_reader_finds_every_kind_of_wrong_arrow(tmp_path: Path) -> None:
         "judge.engine.board -> sqlalchemy (judge.engine imports only ['<stdlib>', 'judge.engine'])",
         "judge.mail.compose -> judge.db.models (judge.mail never imports it)",
         "judge.mail.compose -> judge.services (judge.mail never imports it)",
-        "judge.picture belongs to no layer: add it to LAYERS",
         "judge.services.outbox -> judge.runtime.sender (judge.services never imports it)",
+        "judge.web belongs to no layer: add it to LAYERS",
     ]
 
 
