@@ -50,6 +50,10 @@ PUSHED = 17.0
 CENTRE_OFFSET = (0.0, 14.0)
 
 
+def _printable(text: str) -> str:
+    return "".join(ch for ch in text if ch.isprintable())
+
+
 def _ok(succeeded: bool) -> str:
     return "succeeded" if succeeded else "failed"
 
@@ -493,6 +497,8 @@ def build_scene(
 ) -> Scene:
     """The scene of ``position``'s phase drawn with ``geometry`` (see
     :func:`judge.picture.draw` for what each argument means)."""
+    # The caller's words, shown as given, less the control characters no picture shows.
+    title, caption = _printable(title), _printable(caption)
     b = _Builder(position, geometry)
     counts = after if after is not None else position
     groups: list[Group] = [*_board(b), *_names(b), *_centres(b, counts)]

@@ -20,9 +20,17 @@ def _num(value: float) -> str:
     return text[:-2] if text.endswith(".0") else text
 
 
-def _text(value: str) -> str:
+def _clean(value: str) -> str:
     # XML 1.0 cannot carry control characters, even escaped: they are dropped.
-    return escape("".join(ch for ch in value if ch >= " " or ch == "\t"))
+    return "".join(ch for ch in value if ch >= " " or ch == "\t")
+
+
+def _text(value: str) -> str:
+    return escape(_clean(value))
+
+
+def _attr(value: str) -> str:
+    return quoteattr(_clean(value))
 
 
 def _points(points: tuple[Point, ...]) -> str:
@@ -74,8 +82,8 @@ def _shape(shape: Shape) -> str:
 
 
 def _group(group: Group) -> str:
-    attrs = f" class={quoteattr(group.cls)}" + "".join(
-        f" data-{key}={quoteattr(value)}" for key, value in group.data
+    attrs = f" class={_attr(group.cls)}" + "".join(
+        f" data-{key}={_attr(value)}" for key, value in group.data
     )
     return f"<g{attrs}>" + "".join(_shape(s) for s in group.items) + "</g>"
 
