@@ -408,7 +408,10 @@ def _legend(b: _Builder, counts: Position) -> list[Group]:
     for i, power in enumerate(powers):
         x = 12.0 + i * column
         centres = sum(1 for owner in counts.centres.values() if owner == power)
-        units = sum(1 for u in counts.units.values() if u.power == power)
+        # A dislodged unit waiting for its retreat still counts: it is not lost yet.
+        units = sum(1 for u in counts.units.values() if u.power == power) + sum(
+            1 for d in counts.dislodged.values() if d.unit.power == power
+        )
         style = b.style(power)
         out.append(
             Group(
@@ -501,7 +504,7 @@ def build_scene(
     title, caption = _printable(title), _printable(caption)
     b = _Builder(position, geometry)
     counts = after if after is not None else position
-    groups: list[Group] = [*_board(b), *_names(b), *_centres(b, counts)]
+    groups: list[Group] = _centres(b, counts)
 
     orders = _Orders(b)
     # The dislodged units, by province, with the province their attacker came from.
@@ -550,6 +553,34 @@ def build_scene(
         MAP_WIDTH,
         TITLE_HEIGHT + b.map_height + LEGEND_HEIGHT,
         BOARD.sea,
+        _static_board(b),
         tuple(groups),
         f"{title} {caption}".strip(),
     )
+
+
+#: The boards built lately, by what they are made of (see :func:`_static_board`).
+_BOARDS: dict[tuple[object, ...], tuple[Geometry, tuple[Group, ...]]] = {}
+_BOARDS_KEPT = 8
+
+
+def _static_board(b: _Builder) -> tuple[Group, ...]:
+    """The provinces and their names: the same for every picture of a map, so built once
+    and the same tuple handed to every scene (the PNG writer keeps it drawn)."""
+    game_map = b.map
+    key: tuple[object, ...] = (
+        id(b.geometry),
+        game_map.name,
+        tuple((p, game_map.kind[p], game_map.province_name[p]) for p in game_map.provinces),
+        tuple(sorted((w, tuple(sorted(h))) for w, h in game_map.home_country.items())),
+        tuple((w, b.styles[w].tint) for w in game_map.powers),
+    )
+    kept = _BOARDS.get(key)
+    # The geometry is kept with its board, so its id() is not reused while it is here.
+    if kept is not None and kept[0] is b.geometry:
+        return kept[1]
+    board = (*_board(b), *_names(b))
+    if len(_BOARDS) >= _BOARDS_KEPT:
+        del _BOARDS[next(iter(_BOARDS))]
+    _BOARDS[key] = (b.geometry, board)
+    return board

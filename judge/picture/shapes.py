@@ -79,10 +79,16 @@ class Group:
 @dataclass(frozen=True)
 class Scene:
     """A whole picture: its size, its background colour, its groups in drawing order, and
-    a title for the SVG document."""
+    a title for the SVG document.
+
+    ``board`` (drawn first) is the part that is the same in every picture of a map: the
+    provinces and their names. The scene builder hands the same tuple to every scene of
+    the map, so the PNG writer can keep it drawn (see :mod:`judge.picture.png`).
+    """
 
     width: int
     height: int
     background: str
+    board: tuple[Group, ...] = field(default_factory=tuple)
     groups: tuple[Group, ...] = field(default_factory=tuple)
     title: str = ""

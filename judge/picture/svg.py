@@ -97,4 +97,4 @@ def to_svg(scene: Scene) -> str:
         f"<title>{_text(scene.title)}</title>"
         f'<rect width="{scene.width}" height="{scene.height}" fill="{scene.background}"/>'
     )
-    return head + "\n".join(_group(g) for g in scene.groups) + "</svg>\n"
+    return head + "\n".join(_group(g) for g in (*scene.board, *scene.groups)) + "</svg>\n"

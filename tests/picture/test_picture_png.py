@@ -34,7 +34,10 @@ def test_png_shows_the_power_colours() -> None:
     image = Image.open(io.BytesIO(picture.png())).convert("RGB")
     # The French fleet's hull at Alpha's unit point (65, 230) is France's sky blue.
     x, y = 65 * 3, 46 + 230 * 3
-    assert image.getpixel((x - 9, y - 3)) == (0x56, 0xB4, 0xE9)
+    # (The palette of the PNG keeps each colour within a step or two.)
+    pixel = image.getpixel((x - 9, y - 3))
+    assert isinstance(pixel, tuple)
+    assert all(abs(a - b) <= 3 for a, b in zip(pixel, (0x56, 0xB4, 0xE9), strict=True))
 
 
 def test_dashes_split_a_polyline_across_its_corners() -> None:

@@ -24,7 +24,7 @@ def pt(x: float, y: float) -> Point:
 
 
 def kind(scene: Scene, word: str) -> list[Group]:
-    return [g for g in scene.groups if word in g.cls.split()]
+    return [g for g in (*scene.board, *scene.groups) if word in g.cls.split()]
 
 
 def facts(groups: list[Group]) -> list[tuple[str, dict[str, str]]]:
@@ -67,7 +67,7 @@ def test_the_board_as_it_stands() -> None:
             ("fff", "Phi"),
         ]
     ]  # fmt: skip
-    assert [(g.cls, g.items[0].fill) for g in scene.groups if "province" in g.cls.split()] == [  # type: ignore[union-attr]
+    assert [(g.cls, g.items[0].fill) for g in scene.board if "province" in g.cls.split()] == [  # type: ignore[union-attr]
         ("province sea", BOARD.sea),
         ("province land home", _style("France").tint),
         ("province land", BOARD.land),

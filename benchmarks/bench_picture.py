@@ -1,0 +1,71 @@
+"""How long drawing the map picture takes, and how large its PNG is.
+
+    python benchmarks/bench_picture.py [--runs 30]
+
+For the opening position and a busy results phase (tests/support/pictures.py: Fall 1901
+with moves that succeed and bounce, a convoy, supports, a cut support, dislodged units
+with their retreats and one destroyed), times ``draw()`` followed by ``svg()``, and
+``draw()`` followed by ``png()``, ``--runs`` times each after one untimed run (which
+reads the geometry file, cached from then on, and loads the font).  Prints the median
+and the slowest run in milliseconds and the PNG's size in KB; nothing is asserted (the
+tests do that).
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# ``judge`` from the checkout, and the test support package (tests/support).
+for _path in (str(ROOT / "tests"), str(ROOT)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from support import pictures  # noqa: E402
+
+from judge.engine import Position  # noqa: E402
+from judge.picture import Picture, draw  # noqa: E402
+
+
+def _times(job: Callable[[], object], runs: int) -> list[float]:
+    job()  # untimed: the geometry is read and the fonts loaded once per process
+    out: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        job()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Run the benchmark and print its figures."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=30, help="timed runs of each (30)")
+    args = parser.parse_args(argv)
+    busy = pictures.movement()
+    cases: dict[str, Callable[[], Picture]] = {
+        "opening (S1901M)": lambda: draw(
+            Position.initial(pictures.MAP), title="Game demo", caption="Spring 1901"
+        ),
+        "busy results (F1901M)": lambda: draw(
+            busy.before, busy.results, busy.position, title="Game demo", caption="Fall 1901"
+        ),
+    }
+    print(f"{'picture':<24}{'draw+svg ms':>14}{'draw+png ms':>14}{'max png ms':>12}{'PNG KB':>9}")
+    for name, make in cases.items():
+        svg = _times(lambda make=make: make().svg(), args.runs)  # type: ignore[misc]
+        png = _times(lambda make=make: make().png(), args.runs)  # type: ignore[misc]
+        size = len(make().png()) / 1024
+        print(
+            f"{name:<24}{statistics.median(svg):>14.1f}{statistics.median(png):>14.1f}"
+            f"{max(png):>12.1f}{size:>9.1f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
