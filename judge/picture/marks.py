@@ -19,12 +19,14 @@ __all__ = [
     "UNIT_R",
     "arrow",
     "build_ring",
+    "convoy_ring",
     "cross",
     "dislodged_ring",
     "end_dot",
     "end_square",
     "hold_square",
     "line_to",
+    "option_arrow",
     "shorten",
     "unit",
 ]
@@ -108,6 +110,39 @@ def arrow(
     )
 
 
+def option_arrow(points: tuple[Point, ...], colour: str) -> tuple[Shape, ...]:
+    """A retreat a dislodged unit may make: a thin arrow on a white casing, lighter than
+    an order's dark-cased arrow."""
+    tip, before = points[-1], points[-2]
+    triangle = _head(tip, before, 9.0, 4.5)
+    length = math.hypot(tip[0] - before[0], tip[1] - before[1]) or 1.0
+    back = min(7.0, length * 0.8)
+    base = (
+        tip[0] - (tip[0] - before[0]) / length * back,
+        tip[1] - (tip[1] - before[1]) / length * back,
+    )
+    shaft = (*points[:-1], base)
+    return (
+        Line(shaft, BOARD.halo, 4.4),
+        Line(shaft, colour, 2.0),
+        Polygon((triangle,), colour, BOARD.halo, 1.2),
+    )
+
+
+def convoy_ring(at: Point, colour: str, succeeded: bool) -> tuple[Shape, ...]:
+    """A convoy by a fleet that stands on the convoyed army's way: a dotted ring around
+    the fleet, with the convoy's square on it."""
+    x, y = at
+    r = UNIT_R + 4
+    steps = 40
+    ring = tuple(
+        (x + r * math.cos(2 * math.pi * i / steps), y + r * math.sin(2 * math.pi * i / steps))
+        for i in range(steps + 1)
+    )
+    corner = (x + r * 0.7071, y - r * 0.7071)
+    return (*line_to(ring, colour, CONVOY_DASH), *end_square(corner, colour, succeeded))
+
+
 def line_to(points: tuple[Point, ...], colour: str, dash: tuple[float, ...]) -> tuple[Shape, ...]:
     """A thin cased line (a support or a convoy) along ``points``."""
     return (Line(points, BOARD.ink, 4.2, dash), Line(points, colour, 2.0, dash))
@@ -145,18 +180,17 @@ def hold_square(at: Point, r: float = UNIT_R + 3) -> tuple[Shape, ...]:
     return (Polygon((square,), None, BOARD.ink, 2.0),)
 
 
-def build_ring(at: Point) -> tuple[Shape, ...]:
-    """A new unit (a build): a double ring around it."""
+def build_ring(at: Point, r: float = UNIT_R + 4) -> tuple[Shape, ...]:
+    """A new unit (a build): a dark ring on a white one around it."""
     return (
-        Circle(at, UNIT_R + 5, None, BOARD.halo, 5.0),
-        Circle(at, UNIT_R + 5, None, BOARD.ink, 2.2),
+        Circle(at, r, None, BOARD.halo, 5.0),
+        Circle(at, r, None, BOARD.ink, 2.2),
     )
 
 
-def dislodged_ring(at: Point) -> tuple[Shape, ...]:
-    """A dislodged unit's outline: a dashed ring on a white one (drawn under the unit)."""
+def dislodged_ring(at: Point, r: float = UNIT_R + 3) -> tuple[Shape, ...]:
+    """A dislodged unit's outline: a dashed ring on a white disc (drawn under the unit)."""
     x, y = at
-    r = UNIT_R + 3
     steps = 36
     ring = tuple(
         (x + r * math.cos(2 * math.pi * i / steps), y + r * math.sin(2 * math.pi * i / steps))

@@ -51,7 +51,7 @@ class PowerStyle:
 class Board:
     """The board's own colours."""
 
-    sea: str = "#CFE3F1"
+    sea: str = "#B9D6EC"
     land: str = "#F4EEDC"
     scenery: str = "#D9D9D9"
     impassable: str = "#BDBDBD"
@@ -120,6 +120,6 @@ def power_styles(powers: Sequence[str], letters: dict[str, str]) -> dict[str, Po
             fill=fill,
             letter=letters.get(power, power[:1].upper()),
             ink=contrast_text(fill),
-            tint=mix(fill, BOARD.land, 0.72),
+            tint=mix(fill, BOARD.land, 0.7),
         )
     return styles

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from judge.engine.board import Map, ProvinceKind
 from judge.engine.orders import (
@@ -45,7 +46,7 @@ LEGEND_HEIGHT = 74
 #: Where a dislodged unit is drawn, from its province's unit point.
 DISLODGED_OFFSET = (15.0, 12.0)
 #: How far a dislodged unit is pushed on along the attack that dislodged it.
-PUSHED = 17.0
+PUSHED = 26.0
 #: Where a supply centre's marker is drawn, from its province's label point.
 CENTRE_OFFSET = (0.0, 14.0)
 
@@ -173,11 +174,40 @@ def _names(b: _Builder) -> list[Group]:
     return out
 
 
+def _inside(p: Point, ring: Ring) -> bool:
+    """Whether ``p`` is inside ``ring`` (even-odd rule)."""
+    x, y = p
+    inside = False
+    for (x0, y0), (x1, y1) in zip(ring, (*ring[1:], ring[0]), strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
+
+def _centre_spot(b: _Builder, province: str, name: str) -> Point:
+    """Where a centre's marker goes: beside its province's name, on the first side (below,
+    left, right, above) that is in the province and clear of where its units stand."""
+    region = b.region(province)
+    x, y = b.point(region.label)
+    half = 0.31 * 12.0 * len(name) + 8  # half the name's width, roughly, and a gap
+    units = [b.point(region.unit), *(b.point(c.unit) for c in region.coasts.values())]
+    rings = [b.ring(r) for r in region.rings]
+    candidates = [(x, y + CENTRE_OFFSET[1]), (x - half, y), (x + half, y), (x, y - 14.0)]
+
+    def clearance(p: Point) -> float:
+        return min(math.hypot(p[0] - u[0], p[1] - u[1]) for u in units)
+
+    for spot in candidates:
+        if clearance(spot) >= marks.UNIT_R + 9 and any(_inside(spot, r) for r in rings):
+            return spot
+    return max(candidates, key=clearance)
+
+
 def _centres(b: _Builder, owners: Position) -> list[Group]:
     out: list[Group] = []
+    spots = _static(b).centre_spots
     for province in sorted(b.map.supply_centres):
-        x, y = b.point(b.region(province).label)
-        at = (x + CENTRE_OFFSET[0], y + CENTRE_OFFSET[1])
+        at = spots[province]
         owner = owners.centres.get(province)
         if owner is None:
             items: tuple[Shape, ...] = (
@@ -228,10 +258,7 @@ def _retreat_options(b: _Builder, unit: Unit, retreats: Sequence[str]) -> list[G
     out: list[Group] = []
     for location in retreats:
         path = marks.shorten((start, b.place(location)), marks.UNIT_R + 3, marks.UNIT_R - 2)
-        shapes = (
-            Line((*path[:1], _towards(path[0], path[1], 0.82)), BOARD.halo, 4.6),
-            *marks.arrow(path, b.style(unit.power).fill, True, width=1.6, head=8.0),
-        )
+        shapes = marks.option_arrow(path, b.style(unit.power).fill)
         out.append(
             Group(
                 "retreat-option",
@@ -310,12 +337,16 @@ class _Orders:
                 kind = "support"
             else:
                 end = _foot(start, a, c)
-                path = marks.shorten((start, end), marks.UNIT_R, 4.5)
-                items = (
-                    *marks.line_to(path, self.colour(result), marks.CONVOY_DASH),
-                    *marks.end_square(path[-1], self.colour(result), result.success),
-                )
                 kind = "convoy"
+                if math.hypot(end[0] - start[0], end[1] - start[1]) < marks.UNIT_R + 12:
+                    # The fleet stands on the army's way: a line to it would not show.
+                    items = marks.convoy_ring(start, self.colour(result), result.success)
+                else:
+                    path = marks.shorten((start, end), marks.UNIT_R, 4.5)
+                    items = (
+                        *marks.line_to(path, self.colour(result), marks.CONVOY_DASH),
+                        *marks.end_square(path[-1], self.colour(result), result.success),
+                    )
             self.under.append(
                 _order_group(kind, result, items, target=order.target, to=order.destination)
             )
@@ -337,7 +368,10 @@ class _Orders:
         b = self.b
         start = b.at(order.location)
         end = b.place(order.destination)
-        path = marks.shorten((start, end), marks.UNIT_R, marks.UNIT_R)
+        # The head stops short of a unit standing there; a unit dislodged there is drawn
+        # aside, so the head may come close.
+        aside = order.destination.split("/", 1)[0] in b.drawn and isinstance(order, Move)
+        path = marks.shorten((start, end), marks.UNIT_R, 5.0 if aside else marks.UNIT_R)
         kind = "move" if isinstance(order, Move) else "retreat"
         if isinstance(order, Move) and (order.via_convoy or _overseas(b.map, order)):
             kind += " convoyed"
@@ -470,18 +504,21 @@ def _key(b: _Builder, y: float) -> Group:
     items.extend(marks.end_square((x + 28, y), grey, True))
     x += 38
     label("convoy", 58)
-    items.extend(marks.dislodged_ring((x + 10, y)))
+    items.extend(marks.dislodged_ring((x + 10, y), 11.0))
     items.extend(marks.unit((x + 10, y), False, sample, 0.8))
-    x += 28
-    label("dislodged", 76)
-    items.extend(marks.cross((x + 8, y), 7.0))
+    x += 26
+    label("dislodged", 74)
+    items.extend(marks.unit((x + 8, y), False, sample, 0.8))
+    items.extend(marks.cross((x + 8, y), 8.0))
     x += 22
-    label("destroyed, removed", 130)
-    items.extend(marks.build_ring((x + 10, y))[1:])
-    x += 28
-    label("built", 40)
-    items.extend(marks.hold_square((x + 12, y), 9.0))
-    x += 30
+    label("destroyed, removed", 132)
+    items.extend(marks.build_ring((x + 10, y), 11.5))
+    items.extend(marks.unit((x + 10, y), False, sample, 0.8))
+    x += 26
+    label("built", 42)
+    items.extend(marks.hold_square((x + 10, y), 10.0))
+    items.extend(marks.unit((x + 10, y), False, sample, 0.8))
+    x += 26
     label("hold", 40)
     return Group("legend-key", tuple(items))
 
@@ -553,34 +590,50 @@ def build_scene(
         MAP_WIDTH,
         TITLE_HEIGHT + b.map_height + LEGEND_HEIGHT,
         BOARD.sea,
-        _static_board(b),
+        _static(b).board,
         tuple(groups),
         f"{title} {caption}".strip(),
     )
 
 
-#: The boards built lately, by what they are made of (see :func:`_static_board`).
-_BOARDS: dict[tuple[object, ...], tuple[Geometry, tuple[Group, ...]]] = {}
-_BOARDS_KEPT = 8
+@dataclass(frozen=True)
+class _Static:
+    """What is the same in every picture of a map: the board's groups (provinces and
+    names) and where the centres' markers go."""
+
+    geometry: Geometry
+    board: tuple[Group, ...]
+    centre_spots: dict[str, Point]
 
 
-def _static_board(b: _Builder) -> tuple[Group, ...]:
-    """The provinces and their names: the same for every picture of a map, so built once
-    and the same tuple handed to every scene (the PNG writer keeps it drawn)."""
+#: The maps drawn lately, by what their board is made of (see :func:`_static`).
+_STATIC: dict[tuple[object, ...], _Static] = {}
+_STATIC_KEPT = 8
+
+
+def _static(b: _Builder) -> _Static:
+    """The board of ``b``'s map, built once: the same tuple handed to every scene (so the
+    PNG writer keeps it drawn)."""
     game_map = b.map
     key: tuple[object, ...] = (
         id(b.geometry),
         game_map.name,
         tuple((p, game_map.kind[p], game_map.province_name[p]) for p in game_map.provinces),
         tuple(sorted((w, tuple(sorted(h))) for w, h in game_map.home_country.items())),
+        tuple(sorted(game_map.supply_centres)),
         tuple((w, b.styles[w].tint) for w in game_map.powers),
     )
-    kept = _BOARDS.get(key)
+    kept = _STATIC.get(key)
     # The geometry is kept with its board, so its id() is not reused while it is here.
-    if kept is not None and kept[0] is b.geometry:
-        return kept[1]
-    board = (*_board(b), *_names(b))
-    if len(_BOARDS) >= _BOARDS_KEPT:
-        del _BOARDS[next(iter(_BOARDS))]
-    _BOARDS[key] = (b.geometry, board)
-    return board
+    if kept is not None and kept.geometry is b.geometry:
+        return kept
+    names = labels(game_map)
+    static = _Static(
+        b.geometry,
+        (*_board(b), *_names(b)),
+        {p: _centre_spot(b, p, names[p]) for p in sorted(game_map.supply_centres)},
+    )
+    if len(_STATIC) >= _STATIC_KEPT:
+        del _STATIC[next(iter(_STATIC))]
+    _STATIC[key] = static
+    return static

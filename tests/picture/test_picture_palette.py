@@ -19,15 +19,15 @@ def test_standard_powers_colours_letters_and_inks() -> None:
         "Turkey": ("#F0E442", "T", "#000000"),
     }
     # The home tint is the colour faded into the land colour.
-    assert styles["England"].tint == mix("#0072B2", BOARD.land, 0.72)
+    assert styles["England"].tint == mix("#0072B2", BOARD.land, 0.7)
 
 
 def test_powers_of_other_maps_get_the_spare_colours_in_turn() -> None:
     styles = power_styles(("Erewhon", "France", "Utopia"), {"Erewhon": "E", "France": "F"})
     assert styles == {
-        "Erewhon": PowerStyle("#E69F00", "E", "#000000", mix("#E69F00", BOARD.land, 0.72)),
-        "France": PowerStyle("#56B4E9", "F", "#000000", mix("#56B4E9", BOARD.land, 0.72)),
-        "Utopia": PowerStyle("#000000", "U", "#FFFFFF", mix("#000000", BOARD.land, 0.72)),
+        "Erewhon": PowerStyle("#E69F00", "E", "#000000", mix("#E69F00", BOARD.land, 0.7)),
+        "France": PowerStyle("#56B4E9", "F", "#000000", mix("#56B4E9", BOARD.land, 0.7)),
+        "Utopia": PowerStyle("#000000", "U", "#FFFFFF", mix("#000000", BOARD.land, 0.7)),
     }
 
 

@@ -121,7 +121,7 @@ def test_moves_supports_and_a_dislodgement_with_its_retreat() -> None:
     ]
     (bx, by), (dx, dy) = pt(200, 250), pt(335, 180)
     length = ((bx - dx) ** 2 + (by - dy) ** 2) ** 0.5
-    pushed = (bx + (bx - dx) / length * 17, by + (by - dy) / length * 17)
+    pushed = (bx + (bx - dx) / length * 26, by + (by - dy) / length * 26)
     assert kind(scene, "dislodged")[0].items == (
         *marks.dislodged_ring(pushed),
         *marks.unit(pushed, False, _style("France")),
@@ -139,8 +139,9 @@ def test_moves_supports_and_a_dislodgement_with_its_retreat() -> None:
         *marks.line_to(path, GE, marks.SUPPORT_DASH),
         *marks.end_dot(path[-1], GE, True),
     )
+    # The head comes close to Beta's unit point: the army dislodged there is drawn aside.
     assert move.items == marks.arrow(
-        marks.shorten((pt(335, 180), pt(200, 250)), marks.UNIT_R, marks.UNIT_R), GE, True
+        marks.shorten((pt(335, 180), pt(200, 250)), marks.UNIT_R, 5.0), GE, True
     )
     # Alpha is empty: the dislodged army may retreat there, drawn as a small arrow.
     assert facts(kind(scene, "retreat-option")) == [
