@@ -185,14 +185,15 @@ def _inside(p: Point, ring: Ring) -> bool:
 
 
 def _centre_spot(b: _Builder, province: str, name: str) -> Point:
-    """Where a centre's marker goes: beside its province's name, on the first side (below,
-    left, right, above) that is in the province and clear of where its units stand."""
+    """Where a centre's marker goes: beside its province's name, on the first side (after
+    it, below, before, above) that is in the province and clear of where its units
+    stand."""
     region = b.region(province)
     x, y = b.point(region.label)
-    half = 0.31 * 12.0 * len(name) + 8  # half the name's width, roughly, and a gap
+    half = 0.31 * 12.0 * len(name) + 10  # half the name's width, roughly, and a gap
     units = [b.point(region.unit), *(b.point(c.unit) for c in region.coasts.values())]
     rings = [b.ring(r) for r in region.rings]
-    candidates = [(x, y + CENTRE_OFFSET[1]), (x - half, y), (x + half, y), (x, y - 14.0)]
+    candidates = [(x + half, y), (x, y + CENTRE_OFFSET[1]), (x - half, y), (x, y - 14.0)]
 
     def clearance(p: Point) -> float:
         return min(math.hypot(p[0] - u[0], p[1] - u[1]) for u in units)

@@ -54,11 +54,13 @@ def test_the_board_as_it_stands() -> None:
         ("centre", {"province": "bbb", "owner": ""}),
         ("centre", {"province": "ddd", "owner": "Germany"}),
     ]
-    # A centre's marker sits under its name; an owned one carries the owner's letter.
+    # A centre's marker follows its name (half the name's width, guessed, and a gap); an
+    # owned one carries the owner's letter.
     x, y = pt(65, 170)
+    x += 0.31 * 12 * 3 + 10
     assert kind(scene, "centre")[0].items == (
-        Circle((x, y + 14), 6.5, FR, BOARD.ink, 1.3),
-        Text((x, y + 14.3), "F", 8.5, "#000000"),
+        Circle((x, y), 6.5, FR, BOARD.ink, 1.3),
+        Text((x, y + 0.3), "F", 8.5, "#000000"),
     )
     assert [(g.data, g.items[0].text) for g in kind(scene, "name")] == [  # type: ignore[union-attr]
         ((("province", p),), name)
@@ -268,3 +270,18 @@ def test_a_province_missing_from_the_geometry_is_named() -> None:
         build_scene(
             Position.initial(MAP), (), None, geometry_from_json(partial), title="T", caption=""
         )
+
+
+def test_a_centre_marker_keeps_clear_of_the_unit() -> None:
+    """After the name is where the unit stands: the marker goes below the name."""
+    from picturekit import TINY_GEOMETRY
+
+    moved = dict(TINY_GEOMETRY)
+    provinces = dict(TINY_GEOMETRY["provinces"])  # type: ignore[call-overload]
+    provinces["aaa"] = {**provinces["aaa"], "unit": [72, 170]}
+    moved["provinces"] = provinces
+    scene = build_scene(
+        Position.initial(MAP), (), None, geometry_from_json(moved), title="T", caption=""
+    )
+    x, y = pt(65, 170)
+    assert kind(scene, "centre")[0].items[0] == Circle((x, y + 14), 6.5, FR, BOARD.ink, 1.3)
