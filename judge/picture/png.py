@@ -36,7 +36,7 @@ def dashes(points: tuple[Point, ...], pattern: tuple[float, ...]) -> list[tuple[
     drawn, ... lengths), as SVG's ``stroke-dasharray`` draws them.
 
     >>> dashes(((0, 0), (10, 0)), (4, 2))
-    [((0, 0), (4.0, 0.0)), ((6.0, 0.0), (10.0, 0.0))]
+    [((0, 0), (4.0, 0.0)), ((6.0, 0.0), (10, 0))]
     """
     if not pattern or sum(pattern) <= 0:
         return [points]

@@ -51,8 +51,16 @@ PUSHED = 26.0
 CENTRE_OFFSET = (0.0, 14.0)
 
 
-def _printable(text: str) -> str:
-    return "".join(ch for ch in text if ch.isprintable())
+#: The longest title and caption drawn, in characters: the two share one line.
+TITLE_MAX = 48
+CAPTION_MAX = 56
+
+
+def _printable(text: str, most: int) -> str:
+    """``text`` without the control characters no picture shows, cut to ``most``
+    characters (the cut marked with ``...``)."""
+    shown = "".join(ch for ch in text if ch.isprintable())
+    return shown if len(shown) <= most else shown[: most - 3].rstrip() + "..."
 
 
 def _ok(succeeded: bool) -> str:
@@ -539,7 +547,7 @@ def build_scene(
     """The scene of ``position``'s phase drawn with ``geometry`` (see
     :func:`judge.picture.draw` for what each argument means)."""
     # The caller's words, shown as given, less the control characters no picture shows.
-    title, caption = _printable(title), _printable(caption)
+    title, caption = _printable(title, TITLE_MAX), _printable(caption, CAPTION_MAX)
     b = _Builder(position, geometry)
     counts = after if after is not None else position
     groups: list[Group] = _centres(b, counts)

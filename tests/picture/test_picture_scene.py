@@ -285,3 +285,14 @@ def test_a_centre_marker_keeps_clear_of_the_unit() -> None:
     )
     x, y = pt(65, 170)
     assert kind(scene, "centre")[0].items[0] == Circle((x, y + 14), 6.5, FR, BOARD.ink, 1.3)
+
+
+def test_a_long_title_and_caption_are_cut_to_share_the_line() -> None:
+    scene = build_scene(
+        Position.initial(MAP), (), None, GEOMETRY, title="T" * 60, caption="c\x07" * 60
+    )
+    assert facts(kind(scene, "title")) == [
+        ("title", {"title": "T" * 45 + "...", "caption": "c" * 53 + "..."})
+    ]
+    texts = [t.text for t in kind(scene, "title")[0].items if isinstance(t, Text)]
+    assert texts == ["T" * 45 + "...", "c" * 53 + "..."]
