@@ -88,6 +88,22 @@ def _group(group: Group) -> str:
     return f"<g{attrs}>" + "".join(_shape(s) for s in group.items) + "</g>"
 
 
+#: The boards written lately, as (the scene's board tuple, its SVG): the scene builder
+#: gives every picture of a map the same tuple, so it is written once per process.
+_BOARDS: list[tuple[tuple[Group, ...], str]] = []
+_BOARDS_KEPT = 4
+
+
+def _board(scene: Scene) -> str:
+    for board, text in _BOARDS:
+        if board is scene.board:
+            return text
+    text = "\n".join(_group(g) for g in scene.board)
+    _BOARDS.insert(0, (scene.board, text))
+    del _BOARDS[_BOARDS_KEPT:]
+    return text
+
+
 def to_svg(scene: Scene) -> str:
     """``scene`` as an SVG document (UTF-8 text, no XML declaration needed)."""
     head = (
@@ -97,4 +113,5 @@ def to_svg(scene: Scene) -> str:
         f"<title>{_text(scene.title)}</title>"
         f'<rect width="{scene.width}" height="{scene.height}" fill="{scene.background}"/>'
     )
-    return head + "\n".join(_group(g) for g in (*scene.board, *scene.groups)) + "</svg>\n"
+    body = "\n".join([_board(scene), *(_group(g) for g in scene.groups)])
+    return head + body + "</svg>\n"
