@@ -12,6 +12,7 @@ import functools
 import io
 import itertools
 import math
+import threading
 
 from PIL import Image, ImageDraw, ImageFont
 
@@ -112,21 +113,24 @@ def _text(canvas: ImageDraw.ImageDraw, shape: Text, k: float) -> None:
 #: per process and copied after (a third of the time of a picture).
 _BOARDS: list[tuple[tuple[Group, ...], tuple[int, int, str], Image.Image]] = []
 _BOARDS_KEPT = 4
+_BOARDS_LOCK = threading.Lock()
 
 
 def _board(scene: Scene, k: int) -> Image.Image:
     size = (scene.width * k, scene.height * k, scene.background)
-    for board, drawn_size, image in _BOARDS:
-        if board is scene.board and drawn_size == size:
-            return image.copy()
-    image = Image.new("RGB", size[:2], scene.background)
-    canvas = ImageDraw.Draw(image)
-    for group in scene.board:
-        for shape in group.items:
-            _draw(canvas, shape, k)
-    _BOARDS.insert(0, (scene.board, size, image))
-    del _BOARDS[_BOARDS_KEPT:]
-    return image.copy()
+    with _BOARDS_LOCK:  # pictures may be drawn in several threads of the judge
+        for board, drawn_size, image in _BOARDS:
+            if board is scene.board and drawn_size == size:
+                return image.copy()
+        image = Image.new("RGB", size[:2], scene.background)
+        canvas = ImageDraw.Draw(image)
+        for group in scene.board:
+            for shape in group.items:
+                _draw(canvas, shape, k)
+        _BOARDS.insert(0, (scene.board, size, image))
+        del _BOARDS[_BOARDS_KEPT:]
+        # The kept image is never drawn on: each picture draws on its own copy.
+        return image.copy()
 
 
 def to_png(scene: Scene) -> bytes:

@@ -11,6 +11,7 @@ the SVG, can find every unit and every order in it.
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -47,7 +48,7 @@ LEGEND_HEIGHT = 74
 DISLODGED_OFFSET = (15.0, 12.0)
 #: How far a dislodged unit is pushed on along the attack that dislodged it.
 PUSHED = 26.0
-#: Where a supply centre's marker is drawn, from its province's label point.
+#: Where a supply centre's marker goes when it goes below its province's name.
 CENTRE_OFFSET = (0.0, 14.0)
 
 
@@ -618,6 +619,7 @@ class _Static:
 #: The maps drawn lately, by what their board is made of (see :func:`_static`).
 _STATIC: dict[tuple[object, ...], _Static] = {}
 _STATIC_KEPT = 8
+_STATIC_LOCK = threading.Lock()
 
 
 def _static(b: _Builder) -> _Static:
@@ -632,17 +634,18 @@ def _static(b: _Builder) -> _Static:
         tuple(sorted(game_map.supply_centres)),
         tuple((w, b.styles[w].tint) for w in game_map.powers),
     )
-    kept = _STATIC.get(key)
-    # The geometry is kept with its board, so its id() is not reused while it is here.
-    if kept is not None and kept.geometry is b.geometry:
-        return kept
-    names = labels(game_map)
-    static = _Static(
-        b.geometry,
-        (*_board(b), *_names(b)),
-        {p: _centre_spot(b, p, names[p]) for p in sorted(game_map.supply_centres)},
-    )
-    if len(_STATIC) >= _STATIC_KEPT:
-        del _STATIC[next(iter(_STATIC))]
-    _STATIC[key] = static
-    return static
+    with _STATIC_LOCK:  # pictures may be drawn in several threads of the judge
+        kept = _STATIC.get(key)
+        # The geometry is kept with its board, so its id() is not reused while it is here.
+        if kept is not None and kept.geometry is b.geometry:
+            return kept
+        names = labels(game_map)
+        static = _Static(
+            b.geometry,
+            (*_board(b), *_names(b)),
+            {p: _centre_spot(b, p, names[p]) for p in sorted(game_map.supply_centres)},
+        )
+        if len(_STATIC) >= _STATIC_KEPT:
+            del _STATIC[next(iter(_STATIC))]
+        _STATIC[key] = static
+        return static

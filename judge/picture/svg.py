@@ -3,6 +3,7 @@ written with the standard library (every text and attribute XML-escaped)."""
 
 from __future__ import annotations
 
+import threading
 from xml.sax.saxutils import escape, quoteattr
 
 from judge.picture.geometry import Point
@@ -92,16 +93,18 @@ def _group(group: Group) -> str:
 #: gives every picture of a map the same tuple, so it is written once per process.
 _BOARDS: list[tuple[tuple[Group, ...], str]] = []
 _BOARDS_KEPT = 4
+_BOARDS_LOCK = threading.Lock()
 
 
 def _board(scene: Scene) -> str:
-    for board, text in _BOARDS:
-        if board is scene.board:
-            return text
-    text = "\n".join(_group(g) for g in scene.board)
-    _BOARDS.insert(0, (scene.board, text))
-    del _BOARDS[_BOARDS_KEPT:]
-    return text
+    with _BOARDS_LOCK:  # pictures may be drawn in several threads of the judge
+        for board, text in _BOARDS:
+            if board is scene.board:
+                return text
+        text = "\n".join(_group(g) for g in scene.board)
+        _BOARDS.insert(0, (scene.board, text))
+        del _BOARDS[_BOARDS_KEPT:]
+        return text
 
 
 def to_svg(scene: Scene) -> str:

@@ -50,3 +50,21 @@ def test_dashes_split_a_polyline_across_its_corners() -> None:
         ((10.0, 0.0), (10.0, 6.0)),
     ]
     assert dashes(((0, 0), (3, 4)), ()) == [((0, 0), (3, 4))]
+
+
+def test_pictures_drawn_in_threads_are_the_same() -> None:
+    """The board is kept between pictures (one tuple per map, drawn once), and threads
+    drawing at once share it safely."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from picturekit import TINY_GEOMETRY
+
+    from judge.picture.geometry import geometry_from_json
+
+    geometry = geometry_from_json(TINY_GEOMETRY)  # a new geometry: nothing kept yet
+    start = Position.initial(tiny_map())
+    first = draw_with(geometry, start, title="T")
+    assert draw_with(geometry, start, title="U").scene.board is first.scene.board
+    with ThreadPoolExecutor(4) as pool:
+        pngs = list(pool.map(lambda _: draw_with(geometry, start, title="T").png(), range(8)))
+    assert set(pngs) == {first.png()}
