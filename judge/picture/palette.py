@@ -56,7 +56,6 @@ class Board:
     scenery: str = "#D9D9D9"
     impassable: str = "#BDBDBD"
     border: str = "#8A7F6A"
-    coast: str = "#4F6F86"
     sea_name: str = "#2B4C66"
     land_name: str = "#3A3226"
     halo: str = "#FFFFFF"
@@ -65,7 +64,7 @@ class Board:
     sea_border: str = "#A7C4DA"
     band: str = "#FFFFFF"
     band_text: str = "#1A1A1A"
-    failed: str = "#1A1A1A"
+    key: str = "#A0A0A0"
 
 
 BOARD = Board()

@@ -480,7 +480,8 @@ def _legend(b: _Builder, counts: Position) -> list[Group]:
 
 def _key(b: _Builder, y: float) -> Group:
     """The key of the signs: what each shape and line means."""
-    grey = b.style(b.map.powers[0]).fill if b.map.powers else BOARD.ink
+    # The key's lines in a grey that is no power's colour, so it suggests none.
+    grey = BOARD.key
     items: list[Shape] = [Text((12.0, y), "centres/units", 12.0, BOARD.band_text, anchor="start")]
     x = 112.0
     sample = PowerStyle("#FFFFFF", "", BOARD.ink, BOARD.land)

@@ -296,3 +296,20 @@ def test_a_long_title_and_caption_are_cut_to_share_the_line() -> None:
     ]
     texts = [t.text for t in kind(scene, "title")[0].items if isinstance(t, Text)]
     assert texts == ["T" * 45 + "...", "c" * 53 + "..."]
+
+
+def test_fleets_on_a_split_coast_stand_at_their_coast() -> None:
+    start = Position.build(
+        MAP, "S1901M", [Unit("France", FLEET, "bbb/sc"), Unit("Germany", ARMY, "ddd")]
+    )
+    scene = scene_of(start, {"France": ["F bbb/sc-aaa"]})
+    fleet = kind(scene, "unit")[0]
+    assert dict(fleet.data) == {"power": "France", "type": "fleet", "location": "bbb/sc"}
+    assert fleet.items == marks.unit(pt(165, 280), True, _style("France"))
+    north = scene_of(Position.build(MAP, "S1901M", [Unit("France", FLEET, "aaa")]),
+                     {"France": ["F aaa-bbb/nc"]})  # fmt: skip
+    (move,) = kind(north, "order")
+    assert dict(move.data)["to"] == "bbb/nc"
+    assert move.items == marks.arrow(
+        marks.shorten((pt(65, 230), pt(200, 145)), marks.UNIT_R, marks.UNIT_R), FR, True
+    )
