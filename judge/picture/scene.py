@@ -250,14 +250,36 @@ def _unit(b: _Builder, unit: Unit, cls: str = "unit") -> Group:
 
 def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     """A dislodged unit, drawn aside: pushed on along the attack when the attacker is
-    known (so the attacker's arrow points at it without covering it), else offset."""
+    known (so the attacker's arrow points at it without covering it), else down and to
+    the right; turned aside (40 degrees, then 80, either way) when that spot is out of
+    its province or on another unit."""
     x, y = b.place(unit.location)
-    at = (x + DISLODGED_OFFSET[0], y + DISLODGED_OFFSET[1])
+    dx, dy = DISLODGED_OFFSET
     if attacker is not None and attacker in b.geometry.provinces:
         ax, ay = b.place(attacker)
-        length = math.hypot(x - ax, y - ay)
-        if length > 0:
-            at = (x + (x - ax) / length * PUSHED, y + (y - ay) / length * PUSHED)
+        if math.hypot(x - ax, y - ay) > 0:
+            dx, dy = x - ax, y - ay
+    heading = math.atan2(dy, dx)
+    # Every other unit drawn: in a retreat phase, the attacker stands in the province.
+    others = [b.place(u.location) for u in b.position.units.values() if u != unit]
+    others.extend(b.drawn.values())
+    rings = [b.ring(r) for r in b.region(unit.province).rings]
+
+    def clearance(p: Point) -> float:
+        return min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
+
+    spots = [
+        (x + PUSHED * math.cos(heading + turn), y + PUSHED * math.sin(heading + turn))
+        for turn in (0.0, 0.7, -0.7, 1.4, -1.4)
+    ]
+    at = next(
+        (
+            p
+            for p in spots
+            if clearance(p) >= 2 * marks.UNIT_R and any(_inside(p, r) for r in rings)
+        ),
+        None,
+    ) or max(spots, key=clearance)
     b.drawn[unit.province] = at
     shapes = (*marks.dislodged_ring(at), *marks.unit(at, unit.type is FLEET, b.style(unit.power)))
     return Group("unit dislodged", shapes, _unit_data(unit))
