@@ -405,7 +405,7 @@ class _Orders:
         aside = order.destination.split("/", 1)[0] in b.drawn and isinstance(order, Move)
         path = marks.shorten((start, end), marks.UNIT_R, 5.0 if aside else marks.UNIT_R)
         kind = "move" if isinstance(order, Move) else "retreat"
-        if isinstance(order, Move) and (order.via_convoy or _overseas(b.map, order)):
+        if isinstance(order, Move) and order.via_convoy:  # the engine marks a convoyed move
             kind += " convoyed"
         items = marks.arrow(path, self.colour(result), result.success)
         self.moves.append(_order_group(kind, result, items, to=order.destination))
@@ -414,16 +414,6 @@ class _Orders:
             self.over.append(
                 Group("destroyed", marks.cross(start), (("location", order.location),))
             )
-
-
-def _overseas(game_map: Map, order: Move) -> bool:
-    """Whether an army's move can only have gone by convoy (not to a neighbour)."""
-    return order.province not in game_map.army_adj.get(
-        game_map.province_of(order.destination), frozenset()
-    ) and not any(
-        game_map.province_of(n) == game_map.province_of(order.destination)
-        for n in game_map.fleet_adj.get(order.location, frozenset())
-    )
 
 
 # -- the title and the legend ----------------------------------------------------------

@@ -63,7 +63,10 @@ def test_the_comparison_sees_a_moved_unit() -> None:
     assert differing_share(a, a) == 0.0
 
 
-@pytest.mark.parametrize("name", ["s1901m.png", "f1901m-results.png"])
+@pytest.mark.parametrize(
+    "name",
+    ["s1901m.png", "f1901m-results.png", "f1901r.png", "f1901r-results.png", "w1901a-results.png"],
+)
 def test_golden_pictures_are_small(name: str) -> None:
     from picturekit import GOLDEN
 

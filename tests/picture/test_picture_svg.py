@@ -8,7 +8,7 @@ import xml.etree.ElementTree as ET
 from picturekit import tiny_geometry, tiny_map
 from support import pictures
 
-from judge.engine import Adjudication, Position, Unit
+from judge.engine import ARMY, FLEET, Adjudication, Position, Unit, adjudicate
 from judge.engine.orders import (
     Build,
     Convoy,
@@ -171,3 +171,19 @@ def test_title_text_is_escaped_and_control_characters_dropped() -> None:
         'Game <a&b> "q"',
         "Spring 1901",
     )
+
+
+def test_a_move_the_engine_found_convoyed_is_drawn_so() -> None:
+    """``A Lon-Nwy`` with a convoy ordered: the engine marks it convoyed, and so does the
+    picture."""
+    start = Position.build(
+        pictures.MAP,
+        "S1901M",
+        [Unit("England", ARMY, "lon"), Unit("England", FLEET, "nth")],
+    )
+    out = adjudicate(start, {"England": ["A lon-nwy", "F nth C A lon-nwy"]})
+    svg = draw(start, out.results, out.position, title="Game demo").svg()
+    assert _orders(svg) == [
+        ("order convoy succeeded", "nth", "nwy"),
+        ("order move convoyed succeeded", "lon", "nwy"),
+    ]
