@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from picturekit import tiny_geometry, tiny_map
 
-from judge.engine import ARMY, FLEET, Position, Unit, adjudicate
+from judge.engine import ARMY, FLEET, Dislodged, Position, Unit, adjudicate
 from judge.picture import marks
 from judge.picture.geometry import GeometryError, Point, geometry_from_json
 from judge.picture.palette import BOARD, POWER_COLOURS, PowerStyle, power_styles
@@ -313,3 +313,31 @@ def test_fleets_on_a_split_coast_stand_at_their_coast() -> None:
     assert move.items == marks.arrow(
         marks.shorten((pt(65, 230), pt(200, 145)), marks.UNIT_R, marks.UNIT_R), FR, True
     )
+
+
+def test_retreats_that_bounce_are_dashed_and_their_units_crossed() -> None:
+    retreat = Position.build(
+        MAP,
+        "F1901R",
+        [Unit("Germany", ARMY, "bbb"), Unit("France", FLEET, "ccc")],
+        dislodged=[
+            Dislodged(Unit("France", ARMY, "bbb"), "ddd", ("aaa",)),
+            Dislodged(Unit("Germany", FLEET, "ccc"), None, ("aaa",)),
+        ],
+    )
+    scene = scene_of(retreat, {"France": ["A bbb-aaa"], "Germany": ["F ccc-aaa"]})
+    assert facts(kind(scene, "order")) == [
+        ("order retreat failed", {"power": "France", "from": "bbb", "to": "aaa"}),
+        ("order retreat failed", {"power": "Germany", "from": "ccc", "to": "aaa"}),
+    ]
+    assert facts(kind(scene, "destroyed")) == [
+        ("destroyed", {"location": "bbb"}),
+        ("destroyed", {"location": "ccc"}),
+    ]
+    # Both drawn aside, away from the units that took their places.
+    units = {dict(g.data)["location"]: g for g in kind(scene, "dislodged")}
+    for location, group in units.items():
+        cross = next(g for g in kind(scene, "destroyed") if dict(g.data)["location"] == location)
+        letter = group.items[-1]
+        assert isinstance(letter, Text)
+        assert cross.items == marks.cross((letter.at[0], letter.at[1] - 0.5))
