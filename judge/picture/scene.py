@@ -48,6 +48,8 @@ LEGEND_HEIGHT = 74
 DISLODGED_OFFSET = (15.0, 12.0)
 #: How far a dislodged unit is pushed on along the attack that dislodged it.
 PUSHED = 26.0
+#: How far each of two moves into each other's province is drawn aside, in pixels.
+HEAD_TO_HEAD = 5.0
 #: Where a supply centre's marker goes when it goes below its province's name.
 CENTRE_OFFSET = (0.0, 14.0)
 
@@ -301,6 +303,14 @@ def _retreat_options(b: _Builder, unit: Unit, retreats: Sequence[str]) -> list[G
     return out
 
 
+def _aside(path: tuple[Point, ...], by: float) -> tuple[Point, ...]:
+    """The two-point ``path`` moved ``by`` pixels to its right (y grows downwards)."""
+    (x0, y0), (x1, y1) = path[0], path[-1]
+    length = math.hypot(x1 - x0, y1 - y0) or 1.0
+    nx, ny = -(y1 - y0) / length * by, (x1 - x0) / length * by
+    return tuple((x + nx, y + ny) for x, y in path)
+
+
 def _towards(a: Point, b: Point, t: float) -> Point:
     return (a[0] + (b[0] - a[0]) * t, a[1] + (b[1] - a[1]) * t)
 
@@ -326,11 +336,18 @@ def _order_group(kind: str, result: OrderResult, items: tuple[Shape, ...], **dat
 class _Orders:
     """The marks of the results, in layers: holds, supports and convoys, moves, crosses."""
 
-    def __init__(self, b: _Builder) -> None:
+    def __init__(self, b: _Builder, results: Sequence[OrderResult]) -> None:
         self.b = b
         self.under: list[Group] = []
         self.moves: list[Group] = []
         self.over: list[Group] = []
+        # The moves, as (from, to) provinces: two units moving into each other's province
+        # would draw one arrow over the other, so each is drawn a little to its right.
+        self.moving = {
+            (r.order.province, b.map.province_of(r.order.destination))
+            for r in results
+            if isinstance(r.order, Move)
+        }
 
     def colour(self, result: OrderResult) -> str:
         return self.b.style(result.power).fill
@@ -404,6 +421,9 @@ class _Orders:
         # aside, so the head may come close.
         aside = order.destination.split("/", 1)[0] in b.drawn and isinstance(order, Move)
         path = marks.shorten((start, end), marks.UNIT_R, 5.0 if aside else marks.UNIT_R)
+        target = b.map.province_of(order.destination)
+        if isinstance(order, Move) and (target, order.province) in self.moving:
+            path = _aside(path, HEAD_TO_HEAD)
         kind = "move" if isinstance(order, Move) else "retreat"
         if isinstance(order, Move) and order.via_convoy:  # the engine marks a convoyed move
             kind += " convoyed"
@@ -566,7 +586,7 @@ def build_scene(
     counts = after if after is not None else position
     groups: list[Group] = _centres(b, counts)
 
-    orders = _Orders(b)
+    orders = _Orders(b, results)
     # The dislodged units, by province, with the province their attacker came from.
     dislodged_here: dict[str, tuple[Unit, str | None]] = {}
     if position.phase.kind is PhaseKind.MOVEMENT:

@@ -341,3 +341,23 @@ def test_retreats_that_bounce_are_dashed_and_their_units_crossed() -> None:
         letter = group.items[-1]
         assert isinstance(letter, Text)
         assert cross.items == marks.cross((letter.at[0], letter.at[1] - 0.5))
+
+
+def test_moves_into_each_other_are_drawn_apart() -> None:
+    start = Position.build(
+        MAP, "S1901M", [Unit("France", ARMY, "bbb"), Unit("Germany", ARMY, "ddd")]
+    )
+    scene = scene_of(start, {"France": ["A bbb-ddd"], "Germany": ["A ddd-bbb"]})
+    french, german = kind(scene, "order")
+    (bx, by), (dx, dy) = pt(200, 250), pt(335, 180)
+    length = ((dx - bx) ** 2 + (dy - by) ** 2) ** 0.5
+    # Each 5 pixels to its own right: the two arrows 10 pixels apart.
+    right = (-(dy - by) / length * 5, (dx - bx) / length * 5)
+    path = marks.shorten(((bx, by), (dx, dy)), marks.UNIT_R, marks.UNIT_R)
+    assert french.items == marks.arrow(
+        tuple((x + right[0], y + right[1]) for x, y in path), FR, False
+    )
+    path = marks.shorten(((dx, dy), (bx, by)), marks.UNIT_R, marks.UNIT_R)
+    assert german.items == marks.arrow(
+        tuple((x - right[0], y - right[1]) for x, y in path), GE, False
+    )
