@@ -1,41 +1,49 @@
 """A phase drawn: the position's units and centres, and the orders given in it.
 
-PLACEHOLDER of the base commit: the signatures are the contract; the drawing itself is
-filled in by the renderer's work (scene, SVG and PNG writers).
+:func:`draw` is the public entry: it reads the map's geometry and builds the scene
+(:mod:`judge.picture.scene`); the :class:`Picture` it returns writes that one scene as
+SVG (:mod:`judge.picture.svg`) or PNG (:mod:`judge.picture.png`), so both show the same.
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Sequence
 from dataclasses import dataclass
-from html import escape
 
 from judge.engine.position import Position
 from judge.engine.results import OrderResult
+from judge.picture.geometry import Geometry, load_geometry
+from judge.picture.png import to_png
+from judge.picture.scene import build_scene
+from judge.picture.shapes import Scene
+from judge.picture.svg import to_svg
 
-__all__ = ["Picture", "draw"]
+__all__ = ["Picture", "draw", "draw_with"]
 
 
 @dataclass(frozen=True)
 class Picture:
     """One drawn phase: :meth:`svg` is the drawing as SVG text, :meth:`png` as PNG bytes."""
 
-    _svg: str
-    width: int
-    height: int
+    scene: Scene
+
+    @property
+    def width(self) -> int:
+        """The width in pixels."""
+        return self.scene.width
+
+    @property
+    def height(self) -> int:
+        """The height in pixels."""
+        return self.scene.height
 
     def svg(self) -> str:
         """The picture as a standalone SVG document."""
-        return self._svg
+        return to_svg(self.scene)
 
     def png(self) -> bytes:
         """The picture as PNG bytes."""
-        from PIL import Image
-
-        out = io.BytesIO()
-        Image.new("RGB", (self.width, self.height), "white").save(out, "PNG")
-        return out.getvalue()
+        return to_png(self.scene)
 
 
 def draw(
@@ -58,10 +66,19 @@ def draw(
     and the date) head the picture; no player is ever named in it, only powers.
     Raises :class:`~judge.picture.geometry.GeometryError` when the map has no geometry.
     """
-    text = escape(f"{title} {caption}".strip())
-    return Picture(
-        f'<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="1000">'
-        f"<title>{text}</title></svg>",
-        1200,
-        1000,
+    return draw_with(
+        load_geometry(position.map), position, results, after, title=title, caption=caption
     )
+
+
+def draw_with(
+    geometry: Geometry,
+    position: Position,
+    results: Sequence[OrderResult] = (),
+    after: Position | None = None,
+    *,
+    title: str,
+    caption: str = "",
+) -> Picture:
+    """:func:`draw` with a given ``geometry`` (a map's own, or one made for a test)."""
+    return Picture(build_scene(position, results, after, geometry, title=title, caption=caption))
