@@ -285,7 +285,10 @@ def _tokenize(text: str, whole: str) -> list[_Tok]:
             if run.endswith(">"):
                 tokens.append(_Tok("arrow", run))
             else:
-                tokens.extend(_Tok("dash", "-") for _ in run)
+                # Two dashes read as any longer run does (a name skips them all, an
+                # order finds no destination after the second), so a long run is two
+                # tokens, not one a dash for every later search to walk over.
+                tokens.extend(_Tok("dash", "-") for _ in run[:2])
             continue
         if group == "word" and m.end() - m.start() > MAX_WORD_LENGTH:
             word = m.group()
