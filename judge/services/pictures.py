@@ -215,14 +215,18 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
     current = position_from_document(last.position, standard_map())
     if phase is None or (phase == current.phase and last.processed_at is None):
         return board_view(current, now)
+    # The one record that can hold the phase: the last that began at or before it (a
+    # two-season game's record holds its season: its retreats and adjustments too).  Only
+    # it is read back, so that a MAP costs the same however long the game has run.
+    holder = None
     for record in records:
-        if record.results is None:
-            continue
-        # A two-season game's record holds its season: its retreats and adjustments too.
-        if Phase.parse(record.phase) <= phase:
-            for view in record_views(record):
-                if view.phase == phase:
-                    return view
+        if Phase.parse(record.phase) > phase:
+            break
+        holder = record
+    if holder is not None and holder.results is not None:
+        for view in record_views(holder):
+            if view.phase == phase:
+                return view
     if current.phase < phase:
         raise ServiceError(
             f"{phase.code} has not been played yet in game {game.name}: it is at "

@@ -400,3 +400,36 @@ def test_judge_map_names_what_is_wrong(
     assert cli(tmp_path, *args) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", error)
+
+
+def test_map_reads_back_only_the_record_that_holds_the_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A MAP costs one record read back, however long the game: a message of MAP lines
+    # naming phases not played (none of them counts in the bound of 3) must stay cheap.
+    _app, table = started_game(tmp_path)
+    for when in ("2026-11-25 20:00", "2026-11-27 20:00", "2026-11-29 20:00"):
+        table.process(when)
+    assert table.phase() == "F1902M"
+    read: list[str] = []
+    real = pictures.record_views
+
+    def counted(record: PhaseRecord) -> list[pictures.PhaseView]:
+        read.append(record.phase)
+        return real(record)
+
+    monkeypatch.setattr(pictures, "record_views", counted)
+    table.new_mail()
+    table.send(
+        "italy@example.org",
+        "MAP test01 S1902M\nMAP test01 F1903M\nMAP test01 F1901R\nMAP test01 F1902M\n",
+        "2026-11-30 10:00",
+    )
+    (reply,) = table.new_mail()
+    assert read == ["S1902M", "F1901M"]  # F1901R: the F1901M record, which has none
+    assert reply.attachments == [
+        {"picture": 4, "filename": "test01-S1902M.png"},
+        {"picture": 5, "filename": "test01-F1902M.png"},
+    ]
+    assert "F1903M has not been played yet in game test01: it is at F1902M now" in reply.body
+    assert "Game test01 had no phase F1901R (a phase with nothing to do is skipped)" in reply.body
