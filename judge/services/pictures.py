@@ -244,19 +244,20 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
 def map_attachment(
     session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
 ) -> Attachment:
-    """The picture of ``view`` for a ``MAP`` reply: a processed phase's stored results
-    picture when there is one, else drawn now and stored (a board is always drawn
-    again: it may have changed).  A :class:`ServiceError` when the game turned maps off
-    or the picture cannot be drawn."""
+    """The picture of ``view`` for a ``MAP`` reply: the phase's stored picture of that
+    kind when there is one, else drawn now and stored.  A board is not drawn again
+    either: a phase's board never changes (its record's position is written once, and a
+    ROLLBACK forgets the pictures of the phases it undoes), and a mail that names the
+    picture, sent again, must carry the same bytes.  A :class:`ServiceError` when the
+    game turned maps off or the picture cannot be drawn."""
     if not maps_on(game):
         raise ServiceError(
             f"game {game.name} sends no map pictures (its game file says maps = false); "
             f"SUMMARY {game.name} gives the position in words"
         )
-    if view.kind is PictureKind.RESULTS:
-        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
-        if stored is not None:
-            return {"picture": stored, "filename": file_name(game, view.phase)}
+    stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+    if stored is not None:
+        return {"picture": stored, "filename": file_name(game, view.phase)}
     try:
         png = drawn(game, view, game_zone(game, judge)).png()
     except GeometryError as err:

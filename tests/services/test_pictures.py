@@ -433,3 +433,26 @@ def test_map_reads_back_only_the_record_that_holds_the_phase(
     ]
     assert "F1903M has not been played yet in game test01: it is at F1902M now" in reply.body
     assert "Game test01 had no phase F1901R (a phase with nothing to do is skipped)" in reply.body
+
+
+def test_map_of_the_board_sends_the_stored_board_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A phase's board never changes (its record's position is written once; a ROLLBACK
+    # forgets its pictures): MAP names the picture the game-start mail carries, neither
+    # drawn again nor written over, so that a mail sent again carries the same bytes.
+    app, table = started_game(tmp_path)
+    with app.sessions() as session:
+        before = session.get(Picture, 1)
+        assert before is not None
+        first = (before.png, before.created_at)
+    monkeypatch.setattr(pictures, "draw", None)
+    table.send("italy@example.org", "MAP test01\nMAP test01 S1901M\n", "2026-11-24 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments == [{"picture": 1, "filename": "test01-S1901M.png"}]
+    assert reply.body.count("The map of game test01 as it stands, Spring 1901 Movement,") == 1
+    with app.sessions() as session:
+        after = session.get(Picture, 1)
+        assert after is not None
+        assert (after.png, after.created_at) == first
+    assert stored(app) == [(1, "S1901M", "board")]
