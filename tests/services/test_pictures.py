@@ -456,3 +456,19 @@ def test_map_of_the_board_sends_the_stored_board_again(
         assert after is not None
         assert (after.png, after.created_at) == first
     assert stored(app) == [(1, "S1901M", "board")]
+
+
+def test_the_copy_to_the_registered_address_carries_the_map_it_speaks_of(
+    tmp_path: Path,
+) -> None:
+    # Signed on from elsewhere: the registered address gets a copy of what the message
+    # did, whose text says the map is attached; so it is.
+    _app, table = started_game(tmp_path)
+    table.send("elsewhere@example.net", "SIGNON Itest01 pw-ita\nMAP\nA Ven H\n", "2026-11-24 10:00")
+    confirm, copy = table.new_mail()
+    assert (confirm.kind, confirm.to_addr) == ("confirm", "elsewhere@example.net")
+    assert (copy.kind, copy.to_addr) == ("copy", "italy@example.org")
+    board = [{"picture": 1, "filename": "test01-S1901M.png"}]
+    assert confirm.attachments == board
+    assert "is attached to\nthis reply as a picture: test01-S1901M.png." in copy.body
+    assert copy.attachments == board
