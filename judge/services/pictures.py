@@ -139,13 +139,19 @@ def attach(
     session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
 ) -> list[Attachment]:
     """Draw and store the pictures of ``views`` (each once, whoever gets it), and return
-    them as a mail names them; none when the game turned maps off.  A picture that
-    cannot be drawn is left out and logged: the mail goes without it."""
+    them as a mail names them; none when the game turned maps off.  A picture already
+    stored for the phase and kind is named, not drawn again (nor over: a mail sent again
+    carries the same bytes).  A picture that cannot be drawn is left out and logged: the
+    mail goes without it."""
     if not maps_on(game):
         return []
     zone = game_zone(game, judge)
     attachments: list[Attachment] = []
     for view in views:
+        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+        if stored is not None:
+            attachments.append({"picture": stored, "filename": file_name(game, view.phase)})
+            continue
         try:
             png = drawn(game, view, zone).png()
         except Exception:  # any failure of the drawing: the mail must go all the same

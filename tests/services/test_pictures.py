@@ -25,6 +25,7 @@ from judge.engine.document import DocumentError
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import pictures
+from judge.services.game_file_watch import reload_configs
 from judge.services.game_files import load_game
 from judge.services.games import start_game
 from judge.services.pictures import drawn, record_views
@@ -472,3 +473,25 @@ def test_the_copy_to_the_registered_address_carries_the_map_it_speaks_of(
     assert confirm.attachments == board
     assert "is attached to\nthis reply as a picture: test01-S1901M.png." in copy.body
     assert copy.attachments == board
+
+
+def test_a_replacement_players_welcome_carries_the_board_as_stored(tmp_path: Path) -> None:
+    # The welcome of a player who takes over a seat is a game-start mail: it carries the
+    # board of the phase being played, the picture already stored for it (not drawn over).
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    table.send("italy@example.org", "MAP test01\n", "2026-11-26 09:00")
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results"), (3, "F1901M", "board")]
+    path = tmp_path / "test01.toml"
+    path.write_text(
+        path.read_text().replace(
+            'Turkey = { address = "turkey@example.org", password = "pw-tur" }',
+            'Turkey = "sultan@example.net"',
+        )
+    )
+    table.new_mail()
+    with app.sessions() as session, session.begin():
+        reload_configs(session, app.judge, at("2026-11-26 10:00"))
+    (welcome,) = [r for r in table.new_mail() if r.kind == "replacement"]
+    assert welcome.attachments == [{"picture": 3, "filename": "test01-F1901M.png"}]
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results"), (3, "F1901M", "board")]
