@@ -204,7 +204,8 @@ def phase_asked(words: Sequence[str]) -> Phase:
     except ValueError as err:
         written = " ".join(words)
         reason = str(err).split("; write ", 1)[0].split(": write ", 1)[0]
-        reason = reason.removeprefix(f"{written!r} is not a phase: ").replace("PHASE ", "")
+        reason = reason.removeprefix(f"{written!r} is not a phase: ")
+        reason = reason.replace("after PHASE", "for a phase").replace("PHASE ", "")
         raise ValueError(f"{written!r} is not a phase: {reason}") from None
 
 

@@ -388,6 +388,11 @@ def test_judge_map_writes_a_png_or_an_svg(
             "words such as 'Fall 1901 Movement'\n",
         ),
         (
+            ("test01", "--phase", "Spring 1901 Movement now"),
+            "judge map: --phase: 'Spring 1901 Movement now' is not a phase: too many words "
+            "for a phase; write a code such as F1901M, or words such as 'Fall 1901 Movement'\n",
+        ),
+        (
             ("test01", "--out", "map.jpg"),
             "judge map: --out map.jpg: the file must end in .png or .svg (the picture's format)\n",
         ),
