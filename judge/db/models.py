@@ -737,9 +737,9 @@ class PictureKind(enum.StrEnum):
 
 class Picture(Base):
     """A drawn map of a game's phase (PNG), stored once and sent with every mail that
-    names it (``OutboundMessage.attachments``): one row per game, phase and kind, drawn
-    again in place when the phase is (a new adjudication after a ROLLBACK, a board that
-    changed)."""
+    names it (``OutboundMessage.attachments``): one row per game, phase and kind, never
+    drawn over (a mail sent again carries the same bytes); a ROLLBACK deletes the rows of
+    the phases it undoes, so that a phase played again gets a new one."""
 
     __tablename__ = "pictures"
     __table_args__ = (

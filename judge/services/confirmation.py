@@ -91,11 +91,13 @@ def queue_copies(conversation: Conversation, row: InboundMessage) -> None:
             part.rejected += reply.rejected[begin.rejected : end.rejected]
             part.ignored += reply.ignored[begin.ignored : end.ignored]
             part.errors += end.errors - begin.errors
+            # The maps its MAP lines answered: the copy's text says they are attached.
+            part.attachments += reply.attachments[begin.attachments : end.attachments]
         copy = confirmation_mail(conversation, game, player, copy_note=note, part=part)
         queue_mail(
             conversation.session, conversation.judge, to=address, mail=copy, kind="copy",
             now=conversation.now, game_id=game.id, inbound_id=row.id,
-            into=conversation.work.outbox,
+            into=conversation.work.outbox, attachments=part.attachments,
         )  # fmt: skip
 
 

@@ -303,7 +303,7 @@ class Conversation:
         reply = self.reply
         return Marks(
             len(reply.actions), len(reply.paragraphs), len(reply.rejected), len(reply.ignored),
-            reply.errors,
+            reply.errors, len(reply.attachments),
         )  # fmt: skip
 
     def end_signon(self) -> None:

@@ -37,7 +37,7 @@ from judge.config import (
 from judge.db import queries
 from judge.db.models import Game, GameStatus, Player, PlayerStatus
 from judge.presenters import format_deadline
-from judge.services import mailings
+from judge.services import mailings, pictures
 from judge.services.context import Judge
 from judge.services.game_file_passwords import (
     apply_observer_password,
@@ -346,9 +346,12 @@ def _replace(
         password = judge.make_password()
     player.password_hash = hash_password(password)
     position = current_position(session, game)
+    # The board of the phase being played, as the game-start mail carries the first's.
+    board = pictures.attach(session, judge, game, [pictures.board_view(position, now)], now)
     mailings.send_welcome(
-        session, judge, game, player, password, now, position=position, replacement=True
-    )
+        session, judge, game, player, password, now, position=position, replacement=True,
+        pictures=board,
+    )  # fmt: skip
     changes.append(f"{player.power}: replacement player {address} for {old}")
     news.append(mailings.Replacement(player.power, address, old))
 

@@ -139,13 +139,19 @@ def attach(
     session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
 ) -> list[Attachment]:
     """Draw and store the pictures of ``views`` (each once, whoever gets it), and return
-    them as a mail names them; none when the game turned maps off.  A picture that
-    cannot be drawn is left out and logged: the mail goes without it."""
+    them as a mail names them; none when the game turned maps off.  A picture already
+    stored for the phase and kind is named, not drawn again (nor over: a mail sent again
+    carries the same bytes).  A picture that cannot be drawn is left out and logged: the
+    mail goes without it."""
     if not maps_on(game):
         return []
     zone = game_zone(game, judge)
     attachments: list[Attachment] = []
     for view in views:
+        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+        if stored is not None:
+            attachments.append({"picture": stored, "filename": file_name(game, view.phase)})
+            continue
         try:
             png = drawn(game, view, zone).png()
         except Exception:  # any failure of the drawing: the mail must go all the same
@@ -198,7 +204,8 @@ def phase_asked(words: Sequence[str]) -> Phase:
     except ValueError as err:
         written = " ".join(words)
         reason = str(err).split("; write ", 1)[0].split(": write ", 1)[0]
-        reason = reason.removeprefix(f"{written!r} is not a phase: ").replace("PHASE ", "")
+        reason = reason.removeprefix(f"{written!r} is not a phase: ")
+        reason = reason.replace("after PHASE", "for a phase").replace("PHASE ", "")
         raise ValueError(f"{written!r} is not a phase: {reason}") from None
 
 
@@ -215,14 +222,18 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
     current = position_from_document(last.position, standard_map())
     if phase is None or (phase == current.phase and last.processed_at is None):
         return board_view(current, now)
+    # The one record that can hold the phase: the last that began at or before it (a
+    # two-season game's record holds its season: its retreats and adjustments too).  Only
+    # it is read back, so that a MAP costs the same however long the game has run.
+    holder = None
     for record in records:
-        if record.results is None:
-            continue
-        # A two-season game's record holds its season: its retreats and adjustments too.
-        if Phase.parse(record.phase) <= phase:
-            for view in record_views(record):
-                if view.phase == phase:
-                    return view
+        if Phase.parse(record.phase) > phase:
+            break
+        holder = record
+    if holder is not None and holder.results is not None:
+        for view in record_views(holder):
+            if view.phase == phase:
+                return view
     if current.phase < phase:
         raise ServiceError(
             f"{phase.code} has not been played yet in game {game.name}: it is at "
@@ -240,19 +251,20 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
 def map_attachment(
     session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
 ) -> Attachment:
-    """The picture of ``view`` for a ``MAP`` reply: a processed phase's stored results
-    picture when there is one, else drawn now and stored (a board is always drawn
-    again: it may have changed).  A :class:`ServiceError` when the game turned maps off
-    or the picture cannot be drawn."""
+    """The picture of ``view`` for a ``MAP`` reply: the phase's stored picture of that
+    kind when there is one, else drawn now and stored.  A board is not drawn again
+    either: a phase's board never changes (its record's position is written once, and a
+    ROLLBACK forgets the pictures of the phases it undoes), and a mail that names the
+    picture, sent again, must carry the same bytes.  A :class:`ServiceError` when the
+    game turned maps off or the picture cannot be drawn."""
     if not maps_on(game):
         raise ServiceError(
             f"game {game.name} sends no map pictures (its game file says maps = false); "
             f"SUMMARY {game.name} gives the position in words"
         )
-    if view.kind is PictureKind.RESULTS:
-        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
-        if stored is not None:
-            return {"picture": stored, "filename": file_name(game, view.phase)}
+    stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+    if stored is not None:
+        return {"picture": stored, "filename": file_name(game, view.phase)}
     try:
         png = drawn(game, view, game_zone(game, judge)).png()
     except GeometryError as err:

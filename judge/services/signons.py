@@ -55,6 +55,8 @@ class Marks:
     rejected: int
     ignored: int
     errors: int
+    #: The map pictures (``Reply.attachments``, MAP).
+    attachments: int = 0
 
 
 @dataclass

@@ -25,6 +25,7 @@ from judge.engine.document import DocumentError
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import pictures
+from judge.services.game_file_watch import reload_configs
 from judge.services.game_files import load_game
 from judge.services.games import start_game
 from judge.services.pictures import drawn, record_views
@@ -387,6 +388,11 @@ def test_judge_map_writes_a_png_or_an_svg(
             "words such as 'Fall 1901 Movement'\n",
         ),
         (
+            ("test01", "--phase", "Spring 1901 Movement now"),
+            "judge map: --phase: 'Spring 1901 Movement now' is not a phase: too many words "
+            "for a phase; write a code such as F1901M, or words such as 'Fall 1901 Movement'\n",
+        ),
+        (
             ("test01", "--out", "map.jpg"),
             "judge map: --out map.jpg: the file must end in .png or .svg (the picture's format)\n",
         ),
@@ -400,3 +406,97 @@ def test_judge_map_names_what_is_wrong(
     assert cli(tmp_path, *args) == 2
     captured = capsys.readouterr()
     assert (captured.out, captured.err) == ("", error)
+
+
+def test_map_reads_back_only_the_record_that_holds_the_phase(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A MAP costs one record read back, however long the game: a message of MAP lines
+    # naming phases not played (none of them counts in the bound of 3) must stay cheap.
+    _app, table = started_game(tmp_path)
+    for when in ("2026-11-25 20:00", "2026-11-27 20:00", "2026-11-29 20:00"):
+        table.process(when)
+    assert table.phase() == "F1902M"
+    read: list[str] = []
+    real = pictures.record_views
+
+    def counted(record: PhaseRecord) -> list[pictures.PhaseView]:
+        read.append(record.phase)
+        return real(record)
+
+    monkeypatch.setattr(pictures, "record_views", counted)
+    table.new_mail()
+    table.send(
+        "italy@example.org",
+        "MAP test01 S1902M\nMAP test01 F1903M\nMAP test01 F1901R\nMAP test01 F1902M\n",
+        "2026-11-30 10:00",
+    )
+    (reply,) = table.new_mail()
+    assert read == ["S1902M", "F1901M"]  # F1901R: the F1901M record, which has none
+    assert reply.attachments == [
+        {"picture": 4, "filename": "test01-S1902M.png"},
+        {"picture": 5, "filename": "test01-F1902M.png"},
+    ]
+    assert "F1903M has not been played yet in game test01: it is at F1902M now" in reply.body
+    assert "Game test01 had no phase F1901R (a phase with nothing to do is skipped)" in reply.body
+
+
+def test_map_of_the_board_sends_the_stored_board_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A phase's board never changes (its record's position is written once; a ROLLBACK
+    # forgets its pictures): MAP names the picture the game-start mail carries, neither
+    # drawn again nor written over, so that a mail sent again carries the same bytes.
+    app, table = started_game(tmp_path)
+    with app.sessions() as session:
+        before = session.get(Picture, 1)
+        assert before is not None
+        first = (before.png, before.created_at)
+    monkeypatch.setattr(pictures, "draw", None)
+    table.send("italy@example.org", "MAP test01\nMAP test01 S1901M\n", "2026-11-24 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments == [{"picture": 1, "filename": "test01-S1901M.png"}]
+    assert reply.body.count("The map of game test01 as it stands, Spring 1901 Movement,") == 1
+    with app.sessions() as session:
+        after = session.get(Picture, 1)
+        assert after is not None
+        assert (after.png, after.created_at) == first
+    assert stored(app) == [(1, "S1901M", "board")]
+
+
+def test_the_copy_to_the_registered_address_carries_the_map_it_speaks_of(
+    tmp_path: Path,
+) -> None:
+    # Signed on from elsewhere: the registered address gets a copy of what the message
+    # did, whose text says the map is attached; so it is.
+    _app, table = started_game(tmp_path)
+    table.send("elsewhere@example.net", "SIGNON Itest01 pw-ita\nMAP\nA Ven H\n", "2026-11-24 10:00")
+    confirm, copy = table.new_mail()
+    assert (confirm.kind, confirm.to_addr) == ("confirm", "elsewhere@example.net")
+    assert (copy.kind, copy.to_addr) == ("copy", "italy@example.org")
+    board = [{"picture": 1, "filename": "test01-S1901M.png"}]
+    assert confirm.attachments == board
+    assert "is attached to\nthis reply as a picture: test01-S1901M.png." in copy.body
+    assert copy.attachments == board
+
+
+def test_a_replacement_players_welcome_carries_the_board_as_stored(tmp_path: Path) -> None:
+    # The welcome of a player who takes over a seat is a game-start mail: it carries the
+    # board of the phase being played, the picture already stored for it (not drawn over).
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    table.send("italy@example.org", "MAP test01\n", "2026-11-26 09:00")
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results"), (3, "F1901M", "board")]
+    path = tmp_path / "test01.toml"
+    path.write_text(
+        path.read_text().replace(
+            'Turkey = { address = "turkey@example.org", password = "pw-tur" }',
+            'Turkey = "sultan@example.net"',
+        )
+    )
+    table.new_mail()
+    with app.sessions() as session, session.begin():
+        reload_configs(session, app.judge, at("2026-11-26 10:00"))
+    (welcome,) = [r for r in table.new_mail() if r.kind == "replacement"]
+    assert welcome.attachments == [{"picture": 3, "filename": "test01-F1901M.png"}]
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results"), (3, "F1901M", "board")]
