@@ -9,8 +9,8 @@ from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailComm
 from judge.db.models import PictureKind
 from judge.render import fill
 from judge.services.errors import ServiceError
-from judge.services.phase_sections import names_a_phase
-from judge.services.pictures import map_attachment, map_view, phase_asked, phase_words
+from judge.services.phase_sections import names_a_phase, phase_words
+from judge.services.pictures import map_attachment, map_view, phase_asked
 
 if TYPE_CHECKING:
     from judge.db.models import Game

@@ -36,7 +36,7 @@ from judge.picture import GeometryError, Picture, draw
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
-from judge.services.phase_sections import read_phase
+from judge.services.phase_sections import phase_words, read_phase
 
 __all__ = [
     "Attachment",
@@ -49,7 +49,6 @@ __all__ = [
     "map_view",
     "maps_on",
     "phase_asked",
-    "phase_words",
     "record_views",
     "results_pictures",
 ]
@@ -87,11 +86,6 @@ def maps_on(game: Game) -> bool:
 def file_name(game: Game, phase: Phase) -> str:
     """The picture's file name as the reader sees it: ``ewinter01-S1901M.png``."""
     return f"{game.name}-{phase.code}.png"
-
-
-def phase_words(phase: Phase) -> str:
-    """``Spring 1901 Movement``: the phase as the picture's caption and MAP name it."""
-    return f"{phase.season.word} {phase.year} {phase.kind.word}"
 
 
 def _caption(view: PhaseView, zone: str) -> str:
