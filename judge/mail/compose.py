@@ -193,15 +193,20 @@ def _attachment_part(
         raise ValueError("an attachment needs a file name")
     shown = "inline" if attachment.inline else "attachment"
     if _PRINTABLE.fullmatch(name) and "\t" not in name and "=?" not in name:
-        disposition = f'{shown}; filename="{quote(name)}"'
+        value = f'="{quote(name)}"'
     else:
         # RFC 2231: UTF-8, percent-encoded, so the value is plain ASCII without spaces (and
         # a literal "=?" is not taken for an RFC 2047 encoded word, as readers do).
-        disposition = f"{shown}; filename*=utf-8''" + urllib.parse.quote(name, safe="")
-    if len(_DISPOSITION) + 2 + len(disposition) > _MAX_LINE:
+        value = "*=utf-8''" + urllib.parse.quote(name, safe="")
+    disposition = f"{shown}; filename{value}"
+    # The name in Content-Type as well: some mail programs read only that one.
+    content_type = f"{kind}; name{value}"
+    if max(len(_DISPOSITION) + len(disposition), len("Content-Type") + len(content_type)) + 2 > (
+        _MAX_LINE
+    ):
         raise ValueError(f"the attachment's file name is too long: {name[:60]!r}...")
     part: Message[str, str | Header] = Message(policy=_POLICY)
-    part["Content-Type"] = kind
+    part["Content-Type"] = content_type
     part["Content-Transfer-Encoding"] = "base64"
     part[_DISPOSITION] = disposition
     if attachment.inline and content_id is not None:

@@ -354,8 +354,9 @@ def test_an_inline_picture_shows_under_the_text_with_a_content_id() -> None:
     assert boundary is not None
     part = raw.split(b"--" + boundary.encode() + b"\n")[2]
     head, body = part.split(b"\n\n", 1)
+    # The name in Content-Type too: some mail programs (older Outlooks) read only that.
     assert head.decode().splitlines() == [
-        "Content-Type: image/png",
+        'Content-Type: image/png; name="ewinter01-S1901M.png"',
         "Content-Transfer-Encoding: base64",
         'Content-Disposition: inline; filename="ewinter01-S1901M.png"',
         "Content-ID: <picture1.226bb600434542eb@example.org>",
