@@ -10,6 +10,7 @@ the SVG, can find every unit and every order in it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections.abc import Sequence
@@ -182,6 +183,74 @@ def _names(b: _Builder) -> list[Group]:
                 (("province", province),),
             )
         )
+    return out
+
+
+Box = tuple[float, float, float, float]
+
+
+def _text_box(text: Text) -> Box:
+    """The box a centred name covers with its halo, roughly (the font's letters are
+    about 0.6 of its size wide)."""
+    half_w = 0.3 * text.size * len(text.text) + text.halo_width
+    half_h = 0.5 * text.size + text.halo_width
+    x, y = text.at
+    return (x - half_w, y - half_h, x + half_w, y + half_h)
+
+
+def _segment_meets_box(a: Point, c: Point, box: Box) -> bool:
+    """Whether the segment a-c meets ``box`` (clipped against it, Liang-Barsky)."""
+    x0, y0, x1, y1 = box
+    t0, t1 = 0.0, 1.0
+    dx, dy = c[0] - a[0], c[1] - a[1]
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _shape_meets_box(shape: Shape, box: Box) -> bool:
+    x0, y0, x1, y1 = box
+    if isinstance(shape, Line):
+        w = shape.width / 2
+        grown = (x0 - w, y0 - w, x1 + w, y1 + w)
+        return any(_segment_meets_box(a, c, grown) for a, c in itertools.pairwise(shape.points))
+    if isinstance(shape, Circle):
+        r = shape.r + (shape.width / 2 if shape.stroke else 0.0)
+        cx, cy = shape.centre
+        nx, ny = min(max(cx, x0), x1), min(max(cy, y0), y1)
+        return math.hypot(cx - nx, cy - ny) < r
+    if isinstance(shape, Polygon):
+        xs = [p[0] for ring in shape.rings for p in ring]
+        ys = [p[1] for ring in shape.rings for p in ring]
+        return min(xs) < x1 and max(xs) > x0 and min(ys) < y1 and max(ys) > y0
+    # A unit's letter: as its box.
+    tx0, ty0, tx1, ty1 = _text_box(shape)
+    return tx0 < x1 and tx1 > x0 and ty0 < y1 and ty1 > y0
+
+
+def _names_over(board: Sequence[Group], groups: Sequence[Group]) -> list[Group]:
+    """The province names that a mark of ``groups`` (an order, a unit) crosses, drawn
+    again over them: the board's names are drawn first, under everything, and a player
+    must read every name."""
+    out: list[Group] = []
+    for name in board:
+        if name.cls != "name":
+            continue
+        text = name.items[0]
+        assert isinstance(text, Text)
+        box = _text_box(text)
+        if any(_shape_meets_box(s, box) for g in groups for s in g.items):
+            out.append(Group("name-over", name.items, name.data))
     return out
 
 
@@ -627,6 +696,8 @@ def build_scene(
     groups.extend(orders.moves)
     groups.extend(extra)
     groups.extend(orders.over)
+    static = _static(b)
+    groups.extend(_names_over(static.board, [g for g in groups if g.cls != "centre"]))
     groups.append(_title(b, title, caption))
     groups.extend(_legend(b, counts))
     return Scene(
