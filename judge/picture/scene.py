@@ -319,11 +319,31 @@ def _unit(b: _Builder, unit: Unit, cls: str = "unit") -> Group:
     return Group(cls, marks.unit(at, unit.type is FLEET, b.style(unit.power)), _unit_data(unit))
 
 
+def _border_gap(p: Point, rings: Sequence[Ring]) -> float:
+    """How far ``p`` is from the nearest edge of ``rings``."""
+    best = math.inf
+    for ring in rings:
+        for a, c in zip(ring, (*ring[1:], ring[0]), strict=True):
+            dx, dy = c[0] - a[0], c[1] - a[1]
+            length2 = dx * dx + dy * dy
+            t = 0.0 if length2 == 0 else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2
+            t = min(max(t, 0.0), 1.0)
+            best = min(best, math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy))
+    return best
+
+
+def _box_gap(p: Point, box: Box) -> float:
+    """How far ``p`` is from ``box`` (0 inside it)."""
+    x0, y0, x1, y1 = box
+    return math.hypot(p[0] - min(max(p[0], x0), x1), p[1] - min(max(p[1], y0), y1))
+
+
 def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     """A dislodged unit, drawn aside: pushed on along the attack when the attacker is
     known (so the attacker's arrow points at it without covering it), else down and to
-    the right; turned aside (40 degrees, then 80, either way) when that spot is out of
-    its province or on another unit."""
+    the right; turned aside, or pushed less or more, when that spot would put its ring
+    out of its province, on another unit or on the province's name (a small province
+    such as Tyrolia has little room: the spot that fits best is taken)."""
     x, y = b.place(unit.location)
     dx, dy = DISLODGED_OFFSET
     if attacker is not None and attacker in b.geometry.provinces:
@@ -334,26 +354,53 @@ def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     # Every other unit drawn: in a retreat phase, the attacker stands in the province.
     others = [b.place(u.location) for u in b.position.units.values() if u != unit]
     others.extend(b.drawn.values())
-    rings = [b.ring(r) for r in b.region(unit.province).rings]
+    region = b.region(unit.province)
+    rings = [b.ring(r) for r in region.rings]
+    name = _name_box(b, unit.province)
+    ring_r = marks.UNIT_R + 3  # the dislodged ring's radius
 
-    def clearance(p: Point) -> float:
-        return min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
+    def fit(p: Point) -> float:
+        """How well the ring fits at ``p``: at least 0 when it is wholly in the
+        province, clear of the other units and off the name."""
+        if not any(_inside(p, r) for r in rings):
+            return -math.inf
+        clear = min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
+        return min(
+            _border_gap(p, rings) - (ring_r - 2),
+            clear - 2 * marks.UNIT_R,
+            _box_gap(p, name) - ring_r + 1,
+        )
 
+    # Along the attack first, then turned further and further aside (every 30
+    # degrees), pushed the usual length, less, then more.
+    turns = [0.0, *(sign * k * math.pi / 6 for k in range(1, 6) for sign in (1, -1)), math.pi]
     spots = [
-        (x + PUSHED * math.cos(heading + turn), y + PUSHED * math.sin(heading + turn))
-        for turn in (0.0, 0.7, -0.7, 1.4, -1.4)
+        (x + reach * math.cos(heading + turn), y + reach * math.sin(heading + turn))
+        for reach in (PUSHED, 20.0, 32.0, 14.0, 40.0, 50.0, 60.0)
+        for turn in turns
     ]
-    at = next(
-        (
-            p
-            for p in spots
-            if clearance(p) >= 2 * marks.UNIT_R and any(_inside(p, r) for r in rings)
-        ),
-        None,
-    ) or max(spots, key=clearance)
+    at, best = spots[0], -math.inf
+    for spot in spots:
+        score = fit(spot)
+        if score >= 0:
+            at = spot
+            break
+        if score > best:
+            at, best = spot, score
     b.drawn[unit.province] = at
     shapes = (*marks.dislodged_ring(at), *marks.unit(at, unit.type is FLEET, b.style(unit.power)))
     return Group("unit dislodged", shapes, _unit_data(unit))
+
+
+def _name_box(b: _Builder, province: str) -> Box:
+    """The box the province's name covers on the board."""
+    for group in _static(b).board:
+        if group.cls == "name" and group.data == (("province", province),):
+            text = group.items[0]
+            if isinstance(text, Text):
+                return _text_box(text)
+    x, y = b.point(b.region(province).label)
+    return (x, y, x, y)
 
 
 def _retreat_options(b: _Builder, unit: Unit, retreats: Sequence[str]) -> list[Group]:

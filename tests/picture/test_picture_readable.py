@@ -4,11 +4,14 @@ province and off its name, every fleet on a split coast at that coast."""
 
 from __future__ import annotations
 
+import math
+
 from support import pictures
 
 from judge.engine import Position
 from judge.picture import draw
-from judge.picture.shapes import Scene, Text
+from judge.picture.geometry import load_geometry
+from judge.picture.shapes import Circle, Group, Scene, Text
 
 
 def _scene(out: object) -> Scene:
@@ -50,3 +53,53 @@ def test_names_under_arrow_heads_are_drawn_again_over_the_orders() -> None:
 def test_the_opening_draws_no_name_twice() -> None:
     scene = draw(Position.initial(pictures.MAP), title="Game demo").scene
     assert _names_over(scene) == []
+
+
+def _inside(p: tuple[float, float], ring: tuple[tuple[float, float], ...]) -> bool:
+    x, y = p
+    inside = False
+    for (x0, y0), (x1, y1) in zip(ring, (*ring[1:], ring[0]), strict=True):
+        if (y0 > y) != (y1 > y) and x < x0 + (y - y0) * (x1 - x0) / (y1 - y0):
+            inside = not inside
+    return inside
+
+
+def _border_gap(p: tuple[float, float], ring: tuple[tuple[float, float], ...]) -> float:
+    best = math.inf
+    for a, c in zip(ring, (*ring[1:], ring[0]), strict=True):
+        dx, dy = c[0] - a[0], c[1] - a[1]
+        t = (
+            0.0
+            if dx == dy == 0
+            else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / (dx * dx + dy * dy)
+        )
+        t = min(max(t, 0.0), 1.0)
+        best = min(best, math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy))
+    return best
+
+
+def _dislodged(scene: Scene) -> list[Group]:
+    return [g for g in scene.groups if g.cls == "unit dislodged"]
+
+
+def _check_dislodged(scene: Scene) -> None:
+    geometry = load_geometry(pictures.MAP)
+    for group in _dislodged(scene):
+        province = dict(group.data)["location"].split("/")[0]
+        disc = group.items[0]
+        assert isinstance(disc, Circle)
+        cx, cy = disc.centre
+        p = (cx, cy - 46)  # the picture's point back on the geometry (scale 1, title 46)
+        rings = geometry.provinces[province].rings
+        assert any(_inside(p, r) for r in rings), province
+        # The whole white disc (its radius less a pixel or two of the border's line) in.
+        assert min(_border_gap(p, r) for r in rings) >= disc.r - 2.5, province
+        x0, y0, x1, y1 = _label_box(scene, province)
+        nx, ny = min(max(cx, x0), x1), min(max(cy, y0), y1)
+        assert math.hypot(cx - nx, cy - ny) >= disc.r, f"{province} covers its name"
+
+
+def test_dislodged_units_stand_wholly_in_their_province_off_its_name() -> None:
+    _check_dislodged(_scene(pictures.movement()))
+    position = pictures.movement().position
+    _check_dislodged(draw(position, title="Game demo").scene)
