@@ -103,3 +103,17 @@ def test_dislodged_units_stand_wholly_in_their_province_off_its_name() -> None:
     _check_dislodged(_scene(pictures.movement()))
     position = pictures.movement().position
     _check_dislodged(draw(position, title="Game demo").scene)
+
+
+def test_fleets_on_split_coasts_stand_apart_at_their_coast() -> None:
+    """A fleet on a split coast is seen at that coast: its point is well away from the
+    army point (Bulgaria's south coast was 6 px from it), and St Petersburg's north
+    coast faces the Barents Sea from the Kola shore, not the White Sea inlet."""
+    geometry = load_geometry(pictures.MAP)
+    for province, region in geometry.provinces.items():
+        points = [region.unit, *(c.unit for c in region.coasts.values())]
+        for i, a in enumerate(points):
+            for c in points[i + 1 :]:
+                assert math.dist(a, c) >= 24.0, province
+    north = geometry.provinces["stp"].coasts["nc"].unit
+    assert north[1] < 90, north
