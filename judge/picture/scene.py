@@ -53,6 +53,8 @@ PUSHED = 26.0
 HEAD_TO_HEAD = 5.0
 #: Where a supply centre's marker goes when it goes below its province's name.
 CENTRE_OFFSET = (0.0, 14.0)
+#: The radius of an owned centre's marker (a neutral one is a little smaller).
+CENTRE_R = 6.5
 
 
 #: The longest title and caption drawn, in characters: the two share one line.
@@ -264,10 +266,10 @@ def _inside(p: Point, ring: Ring) -> bool:
     return inside
 
 
-def _centre_spot(b: _Builder, province: str, name: str) -> Point:
+def _centre_spot(b: _Builder, province: str, name: str, others: Sequence[Box] = ()) -> Point:
     """Where a centre's marker goes: beside its province's name, on the first side (after
-    it, below, before, above) that is in the province and clear of where its units
-    stand."""
+    it, below, before, above) that is in the province, clear of where its units stand
+    and off the names ``others`` of the other provinces."""
     region = b.region(province)
     x, y = b.point(region.label)
     half = 0.31 * 12.0 * len(name) + 10  # half the name's width, roughly, and a gap
@@ -279,7 +281,11 @@ def _centre_spot(b: _Builder, province: str, name: str) -> Point:
         return min(math.hypot(p[0] - u[0], p[1] - u[1]) for u in units)
 
     for spot in candidates:
-        if clearance(spot) >= marks.UNIT_R + 9 and any(_inside(spot, r) for r in rings):
+        if (
+            clearance(spot) >= marks.UNIT_R + 9
+            and any(_inside(spot, r) for r in rings)
+            and all(_box_gap(spot, box) >= CENTRE_R + 5 for box in others)
+        ):
             return spot
     return max(candidates, key=clearance)
 
@@ -299,7 +305,7 @@ def _centres(b: _Builder, owners: Position) -> list[Group]:
         else:
             style = b.style(owner)
             items = (
-                Circle(at, 6.5, style.fill, BOARD.ink, 1.3),
+                Circle(at, CENTRE_R, style.fill, BOARD.ink, 1.3),
                 Text((at[0], at[1] + 0.3), style.letter, 8.5, style.ink),
             )
             data = (("province", province), ("owner", owner))
@@ -791,10 +797,19 @@ def _static(b: _Builder) -> _Static:
         if kept is not None and kept.geometry is b.geometry:
             return kept
         names = labels(game_map)
+        name_groups = _names(b)
+        boxes = {
+            dict(g.data)["province"]: _text_box(g.items[0])
+            for g in name_groups
+            if isinstance(g.items[0], Text)
+        }
         static = _Static(
             b.geometry,
-            (*_board(b), *_names(b)),
-            {p: _centre_spot(b, p, names[p]) for p in sorted(game_map.supply_centres)},
+            (*_board(b), *name_groups),
+            {
+                p: _centre_spot(b, p, names[p], [v for k, v in boxes.items() if k != p])
+                for p in sorted(game_map.supply_centres)
+            },
         )
         if len(_STATIC) >= _STATIC_KEPT:
             del _STATIC[next(iter(_STATIC))]

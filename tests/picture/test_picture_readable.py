@@ -117,3 +117,21 @@ def test_fleets_on_split_coasts_stand_apart_at_their_coast() -> None:
                 assert math.dist(a, c) >= 24.0, province
     north = geometry.provinces["stp"].coasts["nc"].unit
     assert north[1] < 90, north
+
+
+def test_centre_markers_keep_off_other_provinces_names() -> None:
+    """Belgium's marker went below its name, against Picardy's."""
+    scene = draw(Position.initial(pictures.MAP), title="Game demo").scene
+    boxes = {dict(g.data)["province"]: _label_box(scene, dict(g.data)["province"])
+             for g in scene.board if g.cls == "name"}  # fmt: skip
+    for group in scene.groups:
+        if group.cls != "centre":
+            continue
+        province = dict(group.data)["province"]
+        marker = group.items[0]
+        assert isinstance(marker, Circle)
+        cx, cy = marker.centre
+        for other, (x0, y0, x1, y1) in boxes.items():
+            if other != province:
+                gap = math.hypot(cx - min(max(cx, x0), x1), cy - min(max(cy, y0), y1))
+                assert gap - marker.r >= 5.0, (province, other)
