@@ -240,18 +240,35 @@ def _shape_meets_box(shape: Shape, box: Box) -> bool:
     return tx0 < x1 and tx1 > x0 and ty0 < y1 and ty1 > y0
 
 
+def _shape_box(shape: Shape) -> Box:
+    """The box ``shape`` covers (a line with its width, a circle with its stroke)."""
+    if isinstance(shape, Text):
+        return _text_box(shape)
+    if isinstance(shape, Circle):
+        r = shape.r + (shape.width / 2 if shape.stroke else 0.0)
+        return (shape.centre[0] - r, shape.centre[1] - r, shape.centre[0] + r, shape.centre[1] + r)
+    points = shape.points if isinstance(shape, Line) else [p for g in shape.rings for p in g]
+    w = shape.width / 2
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return (min(xs) - w, min(ys) - w, max(xs) + w, max(ys) + w)
+
+
 def _names_over(board: Sequence[Group], groups: Sequence[Group]) -> list[Group]:
     """The province names that a mark of ``groups`` (an order, a unit) crosses, drawn
     again over them: the board's names are drawn first, under everything, and a player
     must read every name."""
+    # Each shape's box once; the exact test only where the boxes meet.
+    shapes = [(_shape_box(s), s) for g in groups for s in g.items]
     out: list[Group] = []
     for name in board:
-        if name.cls != "name":
+        if name.cls != "name" or not isinstance(name.items[0], Text):
             continue
-        text = name.items[0]
-        assert isinstance(text, Text)
-        box = _text_box(text)
-        if any(_shape_meets_box(s, box) for g in groups for s in g.items):
+        box = _text_box(name.items[0])
+        x0, y0, x1, y1 = box
+        if any(
+            sx0 < x1 and sx1 > x0 and sy0 < y1 and sy1 > y0 and _shape_meets_box(shape, box)
+            for (sx0, sy0, sx1, sy1), shape in shapes
+        ):
             out.append(Group("name-over", name.items, name.data))
     return out
 
@@ -364,6 +381,7 @@ def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     rings = [b.ring(r) for r in region.rings]
     name = _name_box(b, unit.province)
     ring_r = marks.UNIT_R + 3  # the dislodged ring's radius
+    best = -math.inf  # the best fit so far
 
     def fit(p: Point) -> float:
         """How well the ring fits at ``p``: at least 0 when it is wholly in the
@@ -371,11 +389,9 @@ def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
         if not any(_inside(p, r) for r in rings):
             return -math.inf
         clear = min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
-        return min(
-            _border_gap(p, rings) - (ring_r - 2),
-            clear - 2 * marks.UNIT_R,
-            _box_gap(p, name) - ring_r + 1,
-        )
+        cheap = min(clear - 2 * marks.UNIT_R, _box_gap(p, name) - ring_r + 1)
+        # The border's gap (the dearest) only matters when it could be the least.
+        return min(cheap, _border_gap(p, rings) - (ring_r - 2)) if cheap > best else cheap
 
     # Along the attack first, then turned further and further aside (every 30
     # degrees), pushed the usual length, less, then more.
@@ -385,7 +401,7 @@ def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
         for reach in (PUSHED, 20.0, 32.0, 14.0, 40.0, 50.0, 60.0)
         for turn in turns
     ]
-    at, best = spots[0], -math.inf
+    at = spots[0]
     for spot in spots:
         score = fit(spot)
         if score >= 0:
