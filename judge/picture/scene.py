@@ -10,6 +10,7 @@ the SVG, can find every unit and every order in it.
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
 from collections.abc import Sequence
@@ -52,6 +53,8 @@ PUSHED = 26.0
 HEAD_TO_HEAD = 5.0
 #: Where a supply centre's marker goes when it goes below its province's name.
 CENTRE_OFFSET = (0.0, 14.0)
+#: The radius of an owned centre's marker (a neutral one is a little smaller).
+CENTRE_R = 6.5
 
 
 #: The longest title and caption drawn, in characters: the two share one line.
@@ -185,6 +188,91 @@ def _names(b: _Builder) -> list[Group]:
     return out
 
 
+Box = tuple[float, float, float, float]
+
+
+def _text_box(text: Text) -> Box:
+    """The box a centred name covers with its halo, roughly (the font's letters are
+    about 0.6 of its size wide)."""
+    half_w = 0.3 * text.size * len(text.text) + text.halo_width
+    half_h = 0.5 * text.size + text.halo_width
+    x, y = text.at
+    return (x - half_w, y - half_h, x + half_w, y + half_h)
+
+
+def _segment_meets_box(a: Point, c: Point, box: Box) -> bool:
+    """Whether the segment a-c meets ``box`` (clipped against it, Liang-Barsky)."""
+    x0, y0, x1, y1 = box
+    t0, t1 = 0.0, 1.0
+    dx, dy = c[0] - a[0], c[1] - a[1]
+    for p, q in ((-dx, a[0] - x0), (dx, x1 - a[0]), (-dy, a[1] - y0), (dy, y1 - a[1])):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
+def _shape_meets_box(shape: Shape, box: Box) -> bool:
+    x0, y0, x1, y1 = box
+    if isinstance(shape, Line):
+        w = shape.width / 2
+        grown = (x0 - w, y0 - w, x1 + w, y1 + w)
+        return any(_segment_meets_box(a, c, grown) for a, c in itertools.pairwise(shape.points))
+    if isinstance(shape, Circle):
+        r = shape.r + (shape.width / 2 if shape.stroke else 0.0)
+        cx, cy = shape.centre
+        nx, ny = min(max(cx, x0), x1), min(max(cy, y0), y1)
+        return math.hypot(cx - nx, cy - ny) < r
+    if isinstance(shape, Polygon):
+        xs = [p[0] for ring in shape.rings for p in ring]
+        ys = [p[1] for ring in shape.rings for p in ring]
+        return min(xs) < x1 and max(xs) > x0 and min(ys) < y1 and max(ys) > y0
+    # A unit's letter: as its box.
+    tx0, ty0, tx1, ty1 = _text_box(shape)
+    return tx0 < x1 and tx1 > x0 and ty0 < y1 and ty1 > y0
+
+
+def _shape_box(shape: Shape) -> Box:
+    """The box ``shape`` covers (a line with its width, a circle with its stroke)."""
+    if isinstance(shape, Text):
+        return _text_box(shape)
+    if isinstance(shape, Circle):
+        r = shape.r + (shape.width / 2 if shape.stroke else 0.0)
+        return (shape.centre[0] - r, shape.centre[1] - r, shape.centre[0] + r, shape.centre[1] + r)
+    points = shape.points if isinstance(shape, Line) else [p for g in shape.rings for p in g]
+    w = shape.width / 2
+    xs, ys = [p[0] for p in points], [p[1] for p in points]
+    return (min(xs) - w, min(ys) - w, max(xs) + w, max(ys) + w)
+
+
+def _names_over(board: Sequence[Group], groups: Sequence[Group]) -> list[Group]:
+    """The province names that a mark of ``groups`` (an order, a unit) crosses, drawn
+    again over them: the board's names are drawn first, under everything, and a player
+    must read every name."""
+    # Each shape's box once; the exact test only where the boxes meet.
+    shapes = [(_shape_box(s), s) for g in groups for s in g.items]
+    out: list[Group] = []
+    for name in board:
+        if name.cls != "name" or not isinstance(name.items[0], Text):
+            continue
+        box = _text_box(name.items[0])
+        x0, y0, x1, y1 = box
+        if any(
+            sx0 < x1 and sx1 > x0 and sy0 < y1 and sy1 > y0 and _shape_meets_box(shape, box)
+            for (sx0, sy0, sx1, sy1), shape in shapes
+        ):
+            out.append(Group("name-over", name.items, name.data))
+    return out
+
+
 def _inside(p: Point, ring: Ring) -> bool:
     """Whether ``p`` is inside ``ring`` (even-odd rule)."""
     x, y = p
@@ -195,10 +283,10 @@ def _inside(p: Point, ring: Ring) -> bool:
     return inside
 
 
-def _centre_spot(b: _Builder, province: str, name: str) -> Point:
+def _centre_spot(b: _Builder, province: str, name: str, others: Sequence[Box] = ()) -> Point:
     """Where a centre's marker goes: beside its province's name, on the first side (after
-    it, below, before, above) that is in the province and clear of where its units
-    stand."""
+    it, below, before, above) that is in the province, clear of where its units stand
+    and off the names ``others`` of the other provinces."""
     region = b.region(province)
     x, y = b.point(region.label)
     half = 0.31 * 12.0 * len(name) + 10  # half the name's width, roughly, and a gap
@@ -210,7 +298,11 @@ def _centre_spot(b: _Builder, province: str, name: str) -> Point:
         return min(math.hypot(p[0] - u[0], p[1] - u[1]) for u in units)
 
     for spot in candidates:
-        if clearance(spot) >= marks.UNIT_R + 9 and any(_inside(spot, r) for r in rings):
+        if (
+            clearance(spot) >= marks.UNIT_R + 9
+            and any(_inside(spot, r) for r in rings)
+            and all(_box_gap(spot, box) >= CENTRE_R + 5 for box in others)
+        ):
             return spot
     return max(candidates, key=clearance)
 
@@ -230,7 +322,7 @@ def _centres(b: _Builder, owners: Position) -> list[Group]:
         else:
             style = b.style(owner)
             items = (
-                Circle(at, 6.5, style.fill, BOARD.ink, 1.3),
+                Circle(at, CENTRE_R, style.fill, BOARD.ink, 1.3),
                 Text((at[0], at[1] + 0.3), style.letter, 8.5, style.ink),
             )
             data = (("province", province), ("owner", owner))
@@ -250,11 +342,31 @@ def _unit(b: _Builder, unit: Unit, cls: str = "unit") -> Group:
     return Group(cls, marks.unit(at, unit.type is FLEET, b.style(unit.power)), _unit_data(unit))
 
 
+def _border_gap(p: Point, rings: Sequence[Ring]) -> float:
+    """How far ``p`` is from the nearest edge of ``rings``."""
+    best = math.inf
+    for ring in rings:
+        for a, c in zip(ring, (*ring[1:], ring[0]), strict=True):
+            dx, dy = c[0] - a[0], c[1] - a[1]
+            length2 = dx * dx + dy * dy
+            t = 0.0 if length2 == 0 else ((p[0] - a[0]) * dx + (p[1] - a[1]) * dy) / length2
+            t = min(max(t, 0.0), 1.0)
+            best = min(best, math.hypot(p[0] - a[0] - t * dx, p[1] - a[1] - t * dy))
+    return best
+
+
+def _box_gap(p: Point, box: Box) -> float:
+    """How far ``p`` is from ``box`` (0 inside it)."""
+    x0, y0, x1, y1 = box
+    return math.hypot(p[0] - min(max(p[0], x0), x1), p[1] - min(max(p[1], y0), y1))
+
+
 def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     """A dislodged unit, drawn aside: pushed on along the attack when the attacker is
     known (so the attacker's arrow points at it without covering it), else down and to
-    the right; turned aside (40 degrees, then 80, either way) when that spot is out of
-    its province or on another unit."""
+    the right; turned aside, or pushed less or more, when that spot would put its ring
+    out of its province, on another unit or on the province's name (a small province
+    such as Tyrolia has little room: the spot that fits best is taken)."""
     x, y = b.place(unit.location)
     dx, dy = DISLODGED_OFFSET
     if attacker is not None and attacker in b.geometry.provinces:
@@ -265,26 +377,52 @@ def _dislodged_unit(b: _Builder, unit: Unit, attacker: str | None) -> Group:
     # Every other unit drawn: in a retreat phase, the attacker stands in the province.
     others = [b.place(u.location) for u in b.position.units.values() if u != unit]
     others.extend(b.drawn.values())
-    rings = [b.ring(r) for r in b.region(unit.province).rings]
+    region = b.region(unit.province)
+    rings = [b.ring(r) for r in region.rings]
+    name = _name_box(b, unit.province)
+    ring_r = marks.UNIT_R + 3  # the dislodged ring's radius
+    best = -math.inf  # the best fit so far
 
-    def clearance(p: Point) -> float:
-        return min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
+    def fit(p: Point) -> float:
+        """How well the ring fits at ``p``: at least 0 when it is wholly in the
+        province, clear of the other units and off the name."""
+        if not any(_inside(p, r) for r in rings):
+            return -math.inf
+        clear = min((math.hypot(p[0] - o[0], p[1] - o[1]) for o in others), default=1e9)
+        cheap = min(clear - 2 * marks.UNIT_R, _box_gap(p, name) - ring_r + 1)
+        # The border's gap (the dearest) only matters when it could be the least.
+        return min(cheap, _border_gap(p, rings) - (ring_r - 2)) if cheap > best else cheap
 
+    # Along the attack first, then turned further and further aside (every 30
+    # degrees), pushed the usual length, less, then more.
+    turns = [0.0, *(sign * k * math.pi / 6 for k in range(1, 6) for sign in (1, -1)), math.pi]
     spots = [
-        (x + PUSHED * math.cos(heading + turn), y + PUSHED * math.sin(heading + turn))
-        for turn in (0.0, 0.7, -0.7, 1.4, -1.4)
+        (x + reach * math.cos(heading + turn), y + reach * math.sin(heading + turn))
+        for reach in (PUSHED, 20.0, 32.0, 14.0, 40.0, 50.0, 60.0)
+        for turn in turns
     ]
-    at = next(
-        (
-            p
-            for p in spots
-            if clearance(p) >= 2 * marks.UNIT_R and any(_inside(p, r) for r in rings)
-        ),
-        None,
-    ) or max(spots, key=clearance)
+    at = spots[0]
+    for spot in spots:
+        score = fit(spot)
+        if score >= 0:
+            at = spot
+            break
+        if score > best:
+            at, best = spot, score
     b.drawn[unit.province] = at
     shapes = (*marks.dislodged_ring(at), *marks.unit(at, unit.type is FLEET, b.style(unit.power)))
     return Group("unit dislodged", shapes, _unit_data(unit))
+
+
+def _name_box(b: _Builder, province: str) -> Box:
+    """The box the province's name covers on the board."""
+    for group in _static(b).board:
+        if group.cls == "name" and group.data == (("province", province),):
+            text = group.items[0]
+            if isinstance(text, Text):
+                return _text_box(text)
+    x, y = b.point(b.region(province).label)
+    return (x, y, x, y)
 
 
 def _retreat_options(b: _Builder, unit: Unit, retreats: Sequence[str]) -> list[Group]:
@@ -627,6 +765,8 @@ def build_scene(
     groups.extend(orders.moves)
     groups.extend(extra)
     groups.extend(orders.over)
+    static = _static(b)
+    groups.extend(_names_over(static.board, [g for g in groups if g.cls != "centre"]))
     groups.append(_title(b, title, caption))
     groups.extend(_legend(b, counts))
     return Scene(
@@ -673,10 +813,19 @@ def _static(b: _Builder) -> _Static:
         if kept is not None and kept.geometry is b.geometry:
             return kept
         names = labels(game_map)
+        name_groups = _names(b)
+        boxes = {
+            dict(g.data)["province"]: _text_box(g.items[0])
+            for g in name_groups
+            if isinstance(g.items[0], Text)
+        }
         static = _Static(
             b.geometry,
-            (*_board(b), *_names(b)),
-            {p: _centre_spot(b, p, names[p]) for p in sorted(game_map.supply_centres)},
+            (*_board(b), *name_groups),
+            {
+                p: _centre_spot(b, p, names[p], [v for k, v in boxes.items() if k != p])
+                for p in sorted(game_map.supply_centres)
+            },
         )
         if len(_STATIC) >= _STATIC_KEPT:
             del _STATIC[next(iter(_STATIC))]

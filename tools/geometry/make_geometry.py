@@ -624,19 +624,42 @@ def halfway(line: list[Pt]) -> Pt:
     return line[-1]
 
 
+#: How far a coast's fleet point keeps from the province's army point, so that a fleet
+#: on that coast is seen to be there and not in the middle of the province.
+COAST_APART = 24.0
+
+
+def coast_hint(province: str, code: str) -> Pt | None:
+    """The point given in seeds.COAST_NEAR for a coast's fleet, on the canvas."""
+    given = seeds.COAST_NEAR.get(f"{province}/{code}")
+    if given is None:
+        return None
+    lon, lat = (float(v) for v in given.split(","))
+    return project(lon, lat)
+
+
 def coast_unit(
-    line: list[Pt], cells: list[tuple[int, int]], dist: list[list[float]], label: Pt
+    line: list[Pt],
+    cells: list[tuple[int, int]],
+    dist: list[list[float]],
+    label: Pt,
+    unit: Pt,
+    near: Pt | None = None,
 ) -> Pt:
-    """A fleet's place for a coast: inside the province, near the middle of that shore."""
+    """A fleet's place for a coast: inside the province, near the middle of that shore
+    (or near the ``near`` point given for it in seeds.COAST_NEAR), off the label and
+    apart from the army point ``unit``."""
     if not line:
         return label
-    mid = halfway(line)
+    mid = near if near is not None else halfway(line)
     best: tuple[float, float] = (-math.inf, 0.0)
     spot = cells[0]
     for c in cells:
         p = centre(c)
         gap = math.dist(p, mid)
         if gap > 45 or (abs(p[0] - label[0]) < 26 and abs(p[1] - label[1]) < 20):
+            continue
+        if math.dist(p, unit) < COAST_APART:
             continue
         score = (min(dist[c[1]][c[0]] * CELL, 12.0) - gap * 0.3, -gap)
         if score > best:
@@ -738,7 +761,9 @@ def build(land_path: Path, preview: Path | None) -> tuple[dict[str, object], lis
             entry["coasts"] = {
                 code: {
                     "line": rounded(line),
-                    "unit": rounded([coast_unit(line, cells, dist, label)])[0],
+                    "unit": rounded(
+                        [coast_unit(line, cells, dist, label, unit, coast_hint(name, code))]
+                    )[0],
                 }
                 for code, line in sorted(lines.items())
             }

@@ -105,6 +105,13 @@ SEA: dict[str, str] = {
     "bla": "34,43 31,43.5 38,42.5 30,44.5; 36.5,46.0",
 }
 
+#: Where a coast's fleet goes when the middle of its shore is the wrong place: St
+#: Petersburg's north coast runs round the White Sea, but its fleet faces the Barents Sea
+#: from the Kola Peninsula's north shore.
+COAST_NEAR: dict[str, str] = {
+    "stp/nc": "35.5,68.9",
+}
+
 #: Fix-ups where the coarse grid gets a strait wrong for the game: (what, name, stroke,
 #: half width in cells).  "sea" opens water along the stroke, "land" closes it.
 FIXES: tuple[tuple[str, str, str, float], ...] = (
