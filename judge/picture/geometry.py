@@ -58,6 +58,7 @@ __all__ = [
     "Point",
     "Region",
     "Ring",
+    "adjacent_pairs",
     "check_geometry",
     "geometry_from_json",
     "load_geometry",
@@ -289,14 +290,27 @@ def _off_canvas(geometry: Geometry) -> Iterator[str]:
                 break
 
 
-def _border_problems(geometry: Geometry, game_map: Map) -> Iterator[str]:
-    """Adjacent provinces that do not touch; provinces that touch but are not adjacent."""
+def adjacent_pairs(game_map: Map) -> set[tuple[str, str]]:
+    """The pairs of provinces an army or a fleet can move between (coasts folded to their
+    province), each written once, in alphabetical order: the borders a drawing must have.
+
+    >>> from judge.engine.board import standard_map
+    >>> pairs = adjacent_pairs(standard_map())
+    >>> ("bul", "con") in pairs, ("bla", "bul") in pairs, ("naf", "spa") in pairs
+    (True, True, False)
+    """
     adjacent: set[tuple[str, str]] = set()
     for table in (game_map.army_adj, game_map.fleet_adj):
         for loc, dests in table.items():
             for dest in dests:
                 a, b = game_map.province_of(loc), game_map.province_of(dest)
                 adjacent.add((min(a, b), max(a, b)))
+    return adjacent
+
+
+def _border_problems(geometry: Geometry, game_map: Map) -> Iterator[str]:
+    """Adjacent provinces that do not touch; provinces that touch but are not adjacent."""
+    adjacent = adjacent_pairs(game_map)
     shared = shared_borders(geometry)
     for a, b in sorted(adjacent):
         if a in geometry.provinces and b in geometry.provinces:

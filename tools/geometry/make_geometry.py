@@ -691,6 +691,7 @@ def rounded(points: Sequence[Pt]) -> list[list[float]]:
 def build(land_path: Path, preview: Path | None) -> tuple[dict[str, object], list[str]]:
     """The geometry document and a list of diagnostics."""
     from judge.engine.board import standard_map
+    from judge.picture.geometry import adjacent_pairs
 
     game_map = standard_map()
     grid = land_grid(read_topojson_land(land_path))
@@ -710,12 +711,7 @@ def build(land_path: Path, preview: Path | None) -> tuple[dict[str, object], lis
                 labels[y][x] = SCENERY  # land no seed reached: an island of scenery
     # diagnostics against the map file
     contacts = grid_contacts(labels)
-    adjacent: set[tuple[str, str]] = set()
-    for table in (game_map.army_adj, game_map.fleet_adj):
-        for loc, dests in table.items():
-            for dest in dests:
-                a, b = game_map.province_of(loc), game_map.province_of(dest)
-                adjacent.add((min(a, b), max(a, b)))
+    adjacent = adjacent_pairs(game_map)
     for a, b in sorted(adjacent):
         if contacts.get((min(index[a], index[b]), max(index[a], index[b])), 0) < 3:
             notes.append(f"grid: {a} and {b} are adjacent but do not touch")
