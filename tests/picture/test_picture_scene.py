@@ -4,8 +4,8 @@ where, on the tiny hand-made map of picturekit (scale 3: 400 x 300 drawn 1200 wi
 from __future__ import annotations
 
 import pytest
-from PIL import ImageFont
 from picturekit import tiny_geometry, tiny_map
+from PIL import ImageFont
 
 from judge.engine import ARMY, FLEET, Dislodged, Position, Unit, adjudicate
 from judge.picture import marks
@@ -79,8 +79,9 @@ def test_the_board_as_it_stands() -> None:
         ("province land", BOARD.land),
     ]
     # The counts say what they count, one of each in the singular.
-    assert [[t.text for t in g.items if isinstance(t, Text)] for g in kind(scene, "legend-power")
-            ] == [["F", "France", "1 centre, 1 unit"], ["G", "Germany", "1 centre, 1 unit"]]
+    assert [
+        [t.text for t in g.items if isinstance(t, Text)] for g in kind(scene, "legend-power")
+    ] == [["F", "France", "1 centre, 1 unit"], ["G", "Germany", "1 centre, 1 unit"]]
     assert facts(kind(scene, "legend-power")) == [
         ("legend-power", {"power": "France", "centres": "1", "units": "1"}),
         ("legend-power", {"power": "Germany", "centres": "1", "units": "1"}),
@@ -375,13 +376,15 @@ def test_a_support_is_its_own_sign_not_a_failed_move() -> None:
     support = marks.support_line(path, FR)
     lines = [s for s in support if isinstance(s, Line)]
     assert [(s.stroke, s.dash) for s in lines] == [
-        (BOARD.halo, marks.SUPPORT_DASH), (FR, marks.SUPPORT_DASH)
+        (BOARD.halo, marks.SUPPORT_DASH),
+        (FR, marks.SUPPORT_DASH),
     ]
     assert lines[1].width <= 2.2
     assert all(s.stroke != BOARD.ink for s in support if isinstance(s, Line))
     failed = marks.arrow(path, FR, False)
     assert [(s.stroke, s.dash) for s in failed if isinstance(s, Line)] == [
-        (BOARD.ink, marks.FAILED_DASH), (FR, marks.FAILED_DASH)
+        (BOARD.ink, marks.FAILED_DASH),
+        (FR, marks.FAILED_DASH),
     ]
 
 
