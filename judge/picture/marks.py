@@ -3,7 +3,8 @@ lines, crosses and rings. Pure geometry: a point and a style in, shapes out.
 
 One convention runs through them: a failed order is drawn hollow (a hollow arrow head,
 a hollow end) on a dashed line, a successful one solid, so that the outcome reads
-without telling colours apart.
+without telling colours apart. A support is a sign of its own, not a kind of arrow: one
+thin dashed line in the supporter's colour, with no dark casing, ending in a dot.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "line_to",
     "option_arrow",
     "shorten",
+    "support_line",
     "unit",
 ]
 
@@ -144,8 +146,15 @@ def convoy_ring(at: Point, colour: str, succeeded: bool) -> tuple[Shape, ...]:
 
 
 def line_to(points: tuple[Point, ...], colour: str, dash: tuple[float, ...]) -> tuple[Shape, ...]:
-    """A thin cased line (a support or a convoy) along ``points``."""
+    """A thin dark-cased line (a convoy) along ``points``."""
     return (Line(points, BOARD.ink, 4.2, dash), Line(points, colour, 2.0, dash))
+
+
+def support_line(points: tuple[Point, ...], colour: str) -> tuple[Shape, ...]:
+    """A support's line along ``points``: thin dashes of the supporter's colour, each on a
+    light edge so it reads on any ground; no dark casing, which marks a move's arrow (a
+    failed move's dark-cased dashes looked like a support's)."""
+    return (Line(points, BOARD.halo, 3.6, SUPPORT_DASH), Line(points, colour, 2.0, SUPPORT_DASH))
 
 
 def end_dot(at: Point, colour: str, succeeded: bool) -> tuple[Shape, ...]:

@@ -507,7 +507,7 @@ class _Orders:
             start, end = b.at(order.location), b.at(order.target)
             path = marks.shorten((start, end), marks.UNIT_R, marks.UNIT_R + 4)
             items = (
-                *marks.line_to(path, self.colour(result), marks.SUPPORT_DASH),
+                *marks.support_line(path, self.colour(result)),
                 *marks.end_dot(path[-1], self.colour(result), result.success),
             )
             self.under.append(_order_group("support", result, items, target=order.target))
@@ -518,7 +518,7 @@ class _Orders:
                 end = _towards(a, c, 0.55)
                 path = marks.shorten((start, end), marks.UNIT_R, 5.0)
                 items = (
-                    *marks.line_to(path, self.colour(result), marks.SUPPORT_DASH),
+                    *marks.support_line(path, self.colour(result)),
                     *marks.end_dot(path[-1], self.colour(result), result.success),
                 )
                 kind = "support"
@@ -618,7 +618,7 @@ def _legend(b: _Builder, counts: Position) -> list[Group]:
     ]
     powers = b.map.powers
     column = (MAP_WIDTH - 24) / max(1, len(powers))
-    y = top + 22.0
+    y = top + 21.0
     for i, power in enumerate(powers):
         x = 12.0 + i * column
         centres = sum(1 for owner in counts.centres.values() if owner == power)
@@ -633,10 +633,12 @@ def _legend(b: _Builder, counts: Position) -> list[Group]:
                 (
                     Circle((x + 11, y), 10.0, style.fill, BOARD.ink, 1.3),
                     Text((x + 11, y + 0.5), style.letter, 12.0, style.ink),
+                    Text((x + 27, y - 8), power, 14.0, BOARD.band_text, anchor="start"),
+                    # The counts in words: "3/5" left the reader to guess which is which.
                     Text(
-                        (x + 27, y),
-                        f"{power} {centres}/{units}",
-                        14.0,
+                        (x + 27, y + 9),
+                        f"{_count(centres, 'centre')}, {_count(units, 'unit')}",
+                        12.0,
                         BOARD.band_text,
                         anchor="start",
                     ),
@@ -648,12 +650,18 @@ def _legend(b: _Builder, counts: Position) -> list[Group]:
     return out
 
 
+def _count(n: int, word: str) -> str:
+    """``n`` things called ``word``: "1 centre", "3 centres"."""
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
 def _key(b: _Builder, y: float) -> Group:
     """The key of the signs: what each shape and line means."""
     # The key's lines in a grey that is no power's colour, so it suggests none.
     grey = BOARD.key
-    items: list[Shape] = [Text((12.0, y), "centres/units", 12.0, BOARD.band_text, anchor="start")]
-    x = 112.0
+    # The row holds signs only: a word at its start would read as a sign's label.
+    items: list[Shape] = []
+    x = 12.0
     sample = PowerStyle("#FFFFFF", "", BOARD.ink, BOARD.land)
 
     def label(text: str, width: float) -> None:
@@ -677,7 +685,7 @@ def _key(b: _Builder, y: float) -> Group:
     items.extend(marks.arrow(((x, y), (x + 34, y)), grey, False, width=2.4, head=10.0))
     x += 40
     label("failed", 50)
-    items.extend(marks.line_to(((x, y), (x + 26, y)), grey, marks.SUPPORT_DASH))
+    items.extend(marks.support_line(((x, y), (x + 26, y)), grey))
     items.extend(marks.end_dot((x + 28, y), grey, True))
     x += 38
     label("support", 62)
@@ -689,6 +697,9 @@ def _key(b: _Builder, y: float) -> Group:
     items.extend(marks.unit((x + 10, y), False, sample, 0.8))
     x += 26
     label("dislodged", 74)
+    items.extend(marks.option_arrow(((x, y), (x + 30, y)), grey))
+    x += 36
+    label("retreat option", 98)
     items.extend(marks.unit((x + 8, y), False, sample, 0.8))
     items.extend(marks.cross((x + 8, y), 8.0))
     x += 22
@@ -741,32 +752,41 @@ def build_scene(
         for u in sorted(position.units.values(), key=lambda u: u.location)
         if u.province not in dislodged_here or position.phase.kind is PhaseKind.RETREAT
     ]
-    groups.extend(units)
-    extra: list[Group] = []
+    dislodged: list[Group] = []
+    options: list[Group] = []
+    crosses: list[Group] = []
     for province in sorted(dislodged_here):
         unit, attacker = dislodged_here[province]
-        groups.append(_dislodged_unit(b, unit, attacker))
+        dislodged.append(_dislodged_unit(b, unit, attacker))
         if position.phase.kind is PhaseKind.RETREAT:
             if not results:
-                extra.extend(_retreat_options(b, unit, position.dislodged[province].retreats))
+                options.extend(_retreat_options(b, unit, position.dislodged[province].retreats))
         elif after is not None:
             entry = after.dislodged.get(province)
             if entry is not None and entry.unit == unit:
-                extra.extend(_retreat_options(b, unit, entry.retreats))
+                options.extend(_retreat_options(b, unit, entry.retreats))
             else:
-                extra.append(
+                crosses.append(
                     Group(
                         "destroyed", marks.cross(b.drawn[province]), (("location", unit.location),)
                     )
                 )
     for result in results:
         orders.add(result)
-    groups.extend(orders.under)
-    groups.extend(orders.moves)
-    groups.extend(extra)
-    groups.extend(orders.over)
-    static = _static(b)
-    groups.extend(_names_over(static.board, [g for g in groups if g.cls != "centre"]))
+    # In layers: the dislodged units, drawn aside and clear of the names, under the
+    # lines that end on them (the attack, its supports); the orders' lines and arrows;
+    # the names they cross, drawn again over them; the units over those names (a name
+    # drawn over a unit hid its letter); the new units and the crosses over the units
+    # they cross out.
+    groups.extend(dislodged)
+    lines = [*orders.under, *orders.moves, *options]
+    groups.extend(lines)
+    groups.extend(_names_over(_static(b).board, lines))
+    groups.extend(units)
+    built = [g for g in orders.over if "build" in g.cls.split()]
+    groups.extend(built)
+    groups.extend(g for g in orders.over if g not in built)
+    groups.extend(crosses)
     groups.append(_title(b, title, caption))
     groups.extend(_legend(b, counts))
     return Scene(

@@ -39,15 +39,49 @@ def test_names_under_arrow_heads_are_drawn_again_over_the_orders() -> None:
     # convoying fleet's North Sea.
     assert {"ukr", "gal", "gre", "ion", "nth", "arm"} <= set(over)
     assert over == sorted(over)
-    # Drawn after (over) every order's mark and every unit, before the title.
-    kinds = [g.cls.split()[0] for g in scene.groups]
-    first_over = kinds.index("name-over")
-    assert "order" not in kinds[first_over:] and "unit" not in kinds[first_over:]
-    assert set(kinds[first_over:]) <= {"name-over", "title", "legend", "legend-power",
-                                       "legend-key"}  # fmt: skip
+    _check_layers(scene)
     # The same text, size and halo as the board's name.
     (gal,) = [g for g in scene.groups if g.cls == "name-over" and g.data == (("province", "gal"),)]
     assert gal.items == next(g.items for g in scene.board if g.data == (("province", "gal"),))
+
+
+#: The marks a name is drawn over: the orders' lines and arrows, the retreat options.
+LINES = {"hold", "move", "retreat", "support", "convoy"}
+
+
+def _check_layers(scene: Scene, names: bool = True) -> None:
+    """Names drawn again over every order's line, and under every unit (a unit's letter
+    must read), the crosses over the units they cross out; the dislodged units, drawn
+    aside off the names, under the lines that end on them (a support's dot was hidden)."""
+    layers = []
+    for group in scene.groups:
+        words = group.cls.split()
+        if words[:2] == ["unit", "dislodged"]:
+            layers.append("aside")
+        elif words[0] == "name-over":
+            layers.append("name")
+        elif words[0] == "retreat-option" or (words[0] == "order" and words[1] in LINES):
+            layers.append("line")
+        elif words[0] == "unit" or words[:2] == ["order", "build"]:
+            layers.append("unit")
+        elif words[0] == "destroyed" or (words[0] == "order" and words[1] in {"disband", "remove"}):
+            layers.append("cross")
+    assert ("name" in layers) is names
+    order = {"aside": 0, "line": 1, "name": 2, "unit": 3, "cross": 4}
+    assert layers == sorted(layers, key=order.__getitem__), layers
+
+
+def test_a_name_drawn_again_leaves_the_units_letters_on_top() -> None:
+    """Ukraine's name was drawn again over the cross of the army removed there, and so
+    over the army's letter."""
+    scene = _scene(pictures.adjustments())
+    # No order's line crosses a name in the winter: no name is drawn again.
+    assert _names_over(scene) == []
+    _check_layers(scene, names=False)
+    (ukr,) = [g for g in scene.groups if g.cls == "unit" and dict(g.data)["location"] == "ukr"]
+    assert isinstance(ukr.items[-1], Text) and ukr.items[-1].text == "R"
+    for out in (pictures.movement(), pictures.retreats()):
+        _check_layers(_scene(out))
 
 
 def test_the_opening_draws_no_name_twice() -> None:

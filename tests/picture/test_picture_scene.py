@@ -5,13 +5,14 @@ from __future__ import annotations
 
 import pytest
 from picturekit import tiny_geometry, tiny_map
+from PIL import ImageFont
 
 from judge.engine import ARMY, FLEET, Dislodged, Position, Unit, adjudicate
 from judge.picture import marks
 from judge.picture.geometry import GeometryError, Point, geometry_from_json
 from judge.picture.palette import BOARD, POWER_COLOURS, PowerStyle, power_styles
 from judge.picture.scene import TITLE_HEIGHT, build_scene
-from judge.picture.shapes import Circle, Group, Scene, Text
+from judge.picture.shapes import Circle, Group, Line, Scene, Text
 
 MAP = tiny_map()
 GEOMETRY = tiny_geometry()
@@ -77,6 +78,10 @@ def test_the_board_as_it_stands() -> None:
         ("province impassable", BOARD.impassable),
         ("province land", BOARD.land),
     ]
+    # The counts say what they count, one of each in the singular.
+    assert [
+        [t.text for t in g.items if isinstance(t, Text)] for g in kind(scene, "legend-power")
+    ] == [["F", "France", "1 centre, 1 unit"], ["G", "Germany", "1 centre, 1 unit"]]
     assert facts(kind(scene, "legend-power")) == [
         ("legend-power", {"power": "France", "centres": "1", "units": "1"}),
         ("legend-power", {"power": "Germany", "centres": "1", "units": "1"}),
@@ -131,14 +136,14 @@ def test_moves_supports_and_a_dislodgement_with_its_retreat() -> None:
     # Its failed support starts where it is drawn, ends hollow at the supported army.
     path = marks.shorten((pushed, pt(335, 270)), marks.UNIT_R, marks.UNIT_R + 4)
     assert support_hold.items == (
-        *marks.line_to(path, FR, marks.SUPPORT_DASH),
+        *marks.support_line(path, FR),
         *marks.end_dot(path[-1], FR, False),
     )
     # The support to move ends on the supported move's line, solid.
     end = (dx + (bx - dx) * 0.55, dy + (by - dy) * 0.55)
     path = marks.shorten((pt(335, 270), end), marks.UNIT_R, 5.0)
     assert support_move.items == (
-        *marks.line_to(path, GE, marks.SUPPORT_DASH),
+        *marks.support_line(path, GE),
         *marks.end_dot(path[-1], GE, True),
     )
     # The head comes close to Beta's unit point: the army dislodged there is drawn aside.
@@ -361,3 +366,49 @@ def test_moves_into_each_other_are_drawn_apart() -> None:
     assert german.items == marks.arrow(
         tuple((x - right[0], y - right[1]) for x, y in path), GE, False
     )
+
+
+def test_a_support_is_its_own_sign_not_a_failed_move() -> None:
+    """A failed move and a support were both dark-cased dashed lines, told apart only by
+    their ends: a support is one thin dashed line in the supporter's colour (on a light
+    halo, no dark casing), a failed move a dark-cased dashed shaft with a hollow head."""
+    path = ((0.0, 0.0), (100.0, 0.0))
+    support = marks.support_line(path, FR)
+    lines = [s for s in support if isinstance(s, Line)]
+    assert [(s.stroke, s.dash) for s in lines] == [
+        (BOARD.halo, marks.SUPPORT_DASH),
+        (FR, marks.SUPPORT_DASH),
+    ]
+    assert lines[1].width <= 2.2
+    assert all(s.stroke != BOARD.ink for s in support if isinstance(s, Line))
+    failed = marks.arrow(path, FR, False)
+    assert [(s.stroke, s.dash) for s in failed if isinstance(s, Line)] == [
+        (BOARD.ink, marks.FAILED_DASH),
+        (FR, marks.FAILED_DASH),
+    ]
+
+
+def test_the_key_shows_every_sign_and_fits_the_row() -> None:
+    scene = scene_of(Position.initial(MAP))
+    (key,) = kind(scene, "legend-key")
+    texts = [t for t in key.items if isinstance(t, Text) and t.text]  # (a sample has no letter)
+    assert [t.text for t in texts] == [
+        "army", "fleet", "centre", "move", "failed", "support", "convoy", "dislodged",
+        "retreat option", "destroyed, removed", "built", "hold",
+    ]  # fmt: skip
+    # The retreat options' own sign: the thin arrow a dislodged unit's options are drawn
+    # with, in the key's grey.
+    options = [s for s in key.items if isinstance(s, Line) and s.width == 2.0 and not s.dash]
+    assert len(options) == 1 and options[0].stroke == BOARD.key
+    # The support's sign is the support's line, no dark casing.
+    assert any(s.dash == marks.SUPPORT_DASH and s.stroke == BOARD.halo
+               for s in key.items if isinstance(s, Line))  # fmt: skip
+    # Every label ends inside the picture, with a margin, as the PNG's font draws it.
+    font = ImageFont.load_default(size=24)
+    for text in texts:
+        assert text.anchor == "start"
+        assert text.at[0] + font.getlength(text.text) / 2 <= scene.width - 8, text.text
+    # No label runs into the next sign.
+    ends = [t.at[0] + font.getlength(t.text) / 2 for t in texts]
+    for end, text in zip(ends, texts[1:], strict=False):
+        assert end < text.at[0] - 20, text.text
