@@ -247,12 +247,13 @@ def cmd_map(args: argparse.Namespace) -> int:
     from judge.services.errors import ServiceError
     from judge.services.game_settings import game_zone
     from judge.services.games import get_game
-    from judge.services.pictures import drawn, map_view, phase_asked
+    from judge.services.phase_sections import read_phase
+    from judge.services.pictures import drawn, map_view
 
     phase = None
     if args.phase is not None:
         try:
-            phase = phase_asked(args.phase.split())
+            phase = read_phase(args.phase.split(), advice=False)
         except ValueError as err:
             print(
                 f"judge map: --phase: {err}; write a code such as F1901M, or words such as "

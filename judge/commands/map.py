@@ -9,8 +9,8 @@ from judge.commands.base import GAME_RE, Audience, Command, Help, Line, MailComm
 from judge.db.models import PictureKind
 from judge.render import fill
 from judge.services.errors import ServiceError
-from judge.services.phase_sections import names_a_phase, phase_words
-from judge.services.pictures import map_attachment, map_view, phase_asked
+from judge.services.phase_sections import names_a_phase, phase_words, read_phase
+from judge.services.pictures import map_attachment, map_view
 
 if TYPE_CHECKING:
     from judge.db.models import Game
@@ -96,6 +96,6 @@ def _game_and_phase(conversation: Conversation, args: tuple[str, ...]) -> tuple[
     if not words:
         return game, None
     try:
-        return game, phase_asked(words)
+        return game, read_phase(words, advice=False)
     except ValueError as err:
         raise ServiceError(f"{err}; write {_FORMS}") from None

@@ -112,40 +112,52 @@ def names_a_phase(args: Sequence[str]) -> bool:
     return first in _SEASONS or first in _OTHER_SEASONS or bool(_PHASE_LIKE.fullmatch(first))
 
 
-def read_phase(args: Sequence[str]) -> Phase:
+def read_phase(args: Sequence[str], *, advice: bool = True) -> Phase:
     """The phase that the words after ``PHASE`` name; ``ValueError`` saying what is
-    wrong and what would be right.
+    wrong and what would be right.  ``advice=False``: the words name a phase for
+    another command (``MAP``, ``judge map``), and the error says only what is wrong, as
+    ``'<words>' is not a phase: <why>``, for that command to add its own advice.
 
     >>> str(read_phase(["Autumn", "1902", "Builds"]))
     'W1902A'
     >>> str(read_phase(["s1903r"]))
     'S1903R'
+    >>> read_phase(["Winter", "1901", "Movement"], advice=False)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: 'Winter 1901 Movement' is not a phase: Winter has ... (Winter 1901 Adjustments)
     """
+    written = " ".join(args)
+    command = "PHASE " if advice else ""
+
+    def refused(reason: str, what: str, joint: str = ": ") -> ValueError:
+        # PHASE says what to write; another command's reader is told only what is wrong.
+        if advice:
+            return ValueError(f"{reason}{joint}write {what}")
+        return ValueError(f"{written!r} is not a phase: {reason}")
+
     keys = [word.rstrip(".:,;").upper() for word in args]
     if not keys:
-        raise ValueError(f"PHASE names no phase: write {_FORMS}")
+        raise refused("PHASE names no phase", _FORMS)
     if len(keys) == 1:
         try:
             return Phase.parse(keys[0])
         except ValueError as err:
-            raise ValueError(f"{err}; write {_FORMS}") from None
+            raise refused(str(err), _FORMS, "; ") from None
     if len(keys) > 3:
-        raise ValueError(f"too many words after PHASE: write {_FORMS}")
-    written = " ".join(args)
+        raise refused(f"too many words {'after PHASE' if advice else 'for a phase'}", _FORMS)
     season = _SEASONS.get(keys[0])
     if season is None:
-        raise ValueError(
-            f"{args[0]!r} is not a season: write Spring, Fall (or Autumn) or Winter, "
-            f"e.g. PHASE Fall 1902 Movement"
+        raise refused(
+            f"{args[0]!r} is not a season",
+            "Spring, Fall (or Autumn) or Winter, e.g. PHASE Fall 1902 Movement",
         )
     if not keys[1].isdigit() or len(keys[1]) > _MAX_YEAR_DIGITS:
-        raise ValueError(f"{args[1]!r} is not a year: write e.g. PHASE {season.word} 1902")
+        raise refused(f"{args[1]!r} is not a year", f"e.g. PHASE {season.word} 1902")
     year = int(keys[1])
     kind = _KINDS.get(keys[2]) if len(keys) == 3 else None
     if len(keys) == 3 and kind is None:
-        raise ValueError(
-            f"{args[2]!r} is not a kind of phase: write Movement, Retreats or Adjustments"
-        )
+        raise refused(f"{args[2]!r} is not a kind of phase", "Movement, Retreats or Adjustments")
     if kind is None:
         kind = PhaseKind.ADJUSTMENT if season is Season.WINTER else PhaseKind.MOVEMENT
     if season is Season.FALL and kind is PhaseKind.ADJUSTMENT:
@@ -154,12 +166,12 @@ def read_phase(args: Sequence[str]) -> Phase:
     if season is Season.WINTER and kind is not PhaseKind.ADJUSTMENT:
         raise ValueError(
             f"{written!r} is not a phase: Winter has adjustments only "
-            f"(PHASE Winter {year} Adjustments)"
+            f"({command}Winter {year} Adjustments)"
         )
     if season is Season.SPRING and kind is PhaseKind.ADJUSTMENT:
         raise ValueError(
             f"{written!r} is not a phase: there are no adjustments after Spring; they "
-            f"come in Winter (PHASE Winter {year} Adjustments)"
+            f"come in Winter ({command}Winter {year} Adjustments)"
         )
     return Phase(year, season, kind)
 

@@ -36,7 +36,7 @@ from judge.picture import GeometryError, Picture, draw
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_settings, game_zone
-from judge.services.phase_sections import phase_words, read_phase
+from judge.services.phase_sections import phase_words
 
 __all__ = [
     "Attachment",
@@ -48,7 +48,6 @@ __all__ = [
     "map_attachment",
     "map_view",
     "maps_on",
-    "phase_asked",
     "record_views",
     "results_pictures",
 ]
@@ -179,28 +178,6 @@ def results_pictures(
 
 
 # -- MAP: a phase asked for --------------------------------------------------------------
-
-
-def phase_asked(words: Sequence[str]) -> Phase:
-    """The phase ``words`` name, as a code (``F1901M``) or in words (``Fall 1901
-    Movement``, ``Fall 1901``), read as PHASE reads it; ``ValueError`` saying why not
-    (without PHASE's own advice: MAP and ``judge map`` give theirs).
-
-    >>> phase_asked(["fall", "1901"]).code
-    'F1901M'
-    >>> phase_asked(["Winter", "1901", "Movement"])  # doctest: +ELLIPSIS
-    Traceback (most recent call last):
-    ...
-    ValueError: 'Winter 1901 Movement' is not a phase: Winter has adjustments only (...)
-    """
-    try:
-        return read_phase(words)
-    except ValueError as err:
-        written = " ".join(words)
-        reason = str(err).split("; write ", 1)[0].split(": write ", 1)[0]
-        reason = reason.removeprefix(f"{written!r} is not a phase: ")
-        reason = reason.replace("after PHASE", "for a phase").replace("PHASE ", "")
-        raise ValueError(f"{written!r} is not a phase: {reason}") from None
 
 
 def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -> PhaseView:
