@@ -39,8 +39,8 @@ from judge.services.game_settings import game_settings, game_zone
 from judge.services.phase_sections import phase_words
 
 __all__ = [
-    "Attachment",
     "PhaseView",
+    "PictureRef",
     "attach",
     "board_view",
     "drawn",
@@ -54,8 +54,9 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: A picture as a mail's outbox row names it: ``{"picture": <id>, "filename": ...}``.
-Attachment = dict[str, object]
+#: A picture as a mail's outbox row names it (the mail layer's ``Attachment`` is the
+#: bytes the sender reads for it): ``{"picture": <id>, "filename": ...}``.
+PictureRef = dict[str, object]
 
 
 @dataclass(frozen=True)
@@ -130,7 +131,7 @@ def record_views(record: PhaseRecord) -> list[PhaseView]:
 
 def attach(
     session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
-) -> list[Attachment]:
+) -> list[PictureRef]:
     """Draw and store the pictures of ``views`` (each once, whoever gets it), and return
     them as a mail names them; none when the game turned maps off.  A picture already
     stored for the phase and kind is named, not drawn again (nor over: a mail sent again
@@ -139,7 +140,7 @@ def attach(
     if not maps_on(game):
         return []
     zone = game_zone(game, judge)
-    attachments: list[Attachment] = []
+    attachments: list[PictureRef] = []
     for view in views:
         stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
         if stored is not None:
@@ -160,7 +161,7 @@ def attach(
 
 def results_pictures(
     session: Session, judge: Judge, game: Game, record: PhaseRecord, now: datetime
-) -> list[Attachment]:
+) -> list[PictureRef]:
     """The results pictures of ``record``, just processed, for its results mail (see
     :func:`attach`); none, logged, when the record cannot be read back into a picture's
     values, which must not stop the adjudication either."""
@@ -221,7 +222,7 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
 
 def map_attachment(
     session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
-) -> Attachment:
+) -> PictureRef:
     """The picture of ``view`` for a ``MAP`` reply: the phase's stored picture of that
     kind when there is one, else drawn now and stored.  A board is not drawn again
     either: a phase's board never changes (its record's position is written once, and a
