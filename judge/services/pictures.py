@@ -129,33 +129,49 @@ def record_views(record: PhaseRecord) -> list[PhaseView]:
     return views
 
 
+class _Undrawn(Exception):
+    """A picture that could not be drawn; ``cause`` is what the drawing raised."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+def _stored_or_drawn(
+    session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
+) -> PictureRef:
+    """The picture of ``view`` as a mail names it: the one stored for the phase and kind
+    (never drawn again, nor over: a mail sent again carries the same bytes, and a phase's
+    record is written once, a ROLLBACK forgetting the pictures of what it undoes), else
+    drawn now and stored.  :class:`_Undrawn` when the drawing fails (a database error
+    is not caught: it ends the transaction, as anywhere else)."""
+    stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
+    if stored is None:
+        try:
+            png = drawn(game, view, game_zone(game, judge)).png()
+        except Exception as err:  # the drawing's failure, told from the database's
+            raise _Undrawn(err) from err
+        stored = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
+    return {"picture": stored, "filename": file_name(game, view.phase)}
+
+
 def attach(
     session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
 ) -> list[PictureRef]:
-    """Draw and store the pictures of ``views`` (each once, whoever gets it), and return
-    them as a mail names them; none when the game turned maps off.  A picture already
-    stored for the phase and kind is named, not drawn again (nor over: a mail sent again
-    carries the same bytes).  A picture that cannot be drawn is left out and logged: the
-    mail goes without it."""
+    """The pictures of ``views`` (each stored once, whoever gets it: see
+    :func:`_stored_or_drawn`) as a mail names them; none when the game turned maps off.
+    A picture that cannot be drawn is left out and logged: the mail goes without it."""
     if not maps_on(game):
         return []
-    zone = game_zone(game, judge)
     attachments: list[PictureRef] = []
     for view in views:
-        stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
-        if stored is not None:
-            attachments.append({"picture": stored, "filename": file_name(game, view.phase)})
-            continue
         try:
-            png = drawn(game, view, zone).png()
-        except Exception:  # any failure of the drawing: the mail must go all the same
+            attachments.append(_stored_or_drawn(session, judge, game, view, now))
+        except _Undrawn:  # any failure of the drawing: the mail must go all the same
             log.exception(
                 "game %s: the picture of %s could not be drawn; the mail goes without it",
                 game.name, view.phase.code,
             )  # fmt: skip
-            continue
-        picture = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
-        attachments.append({"picture": picture, "filename": file_name(game, view.phase)})
     return attachments
 
 
@@ -223,32 +239,25 @@ def map_view(session: Session, game: Game, phase: Phase | None, now: datetime) -
 def map_attachment(
     session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
 ) -> PictureRef:
-    """The picture of ``view`` for a ``MAP`` reply: the phase's stored picture of that
-    kind when there is one, else drawn now and stored.  A board is not drawn again
-    either: a phase's board never changes (its record's position is written once, and a
-    ROLLBACK forgets the pictures of the phases it undoes), and a mail that names the
-    picture, sent again, must carry the same bytes.  A :class:`ServiceError` when the
-    game turned maps off or the picture cannot be drawn."""
+    """The picture of ``view`` for a ``MAP`` reply, stored or drawn now
+    (:func:`_stored_or_drawn`).  A :class:`ServiceError` when the game turned maps off
+    or the picture cannot be drawn."""
     if not maps_on(game):
         raise ServiceError(
             f"game {game.name} sends no map pictures (its game file says maps = false); "
             f"SUMMARY {game.name} gives the position in words"
         )
-    stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
-    if stored is not None:
-        return {"picture": stored, "filename": file_name(game, view.phase)}
     try:
-        png = drawn(game, view, game_zone(game, judge)).png()
-    except GeometryError as err:
-        raise ServiceError(
-            f"the map of game {game.name} cannot be drawn: {err}; SUMMARY {game.name} gives "
-            "the position in words"
-        ) from None
-    except Exception:  # any failure of the drawing is the judge's, not the sender's
+        return _stored_or_drawn(session, judge, game, view, now)
+    except _Undrawn as undrawn:
+        if isinstance(undrawn.cause, GeometryError):
+            raise ServiceError(
+                f"the map of game {game.name} cannot be drawn: {undrawn.cause}; SUMMARY "
+                f"{game.name} gives the position in words"
+            ) from None
+        # Any other failure of the drawing is the judge's, not the sender's.
         log.exception("game %s: the picture of %s could not be drawn", game.name, view.phase)
         raise ServiceError(
             f"the map of game {game.name} could not be drawn (the judge's keeper has been "
             f"told); SUMMARY {game.name} gives the position in words"
         ) from None
-    picture = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
-    return {"picture": picture, "filename": file_name(game, view.phase)}
