@@ -18,7 +18,6 @@ import argparse
 import sys
 import tempfile
 import time
-from datetime import UTC, datetime
 from pathlib import Path
 
 from sqlalchemy import func, select
@@ -26,33 +25,12 @@ from sqlalchemy import func, select
 from judge.config import JudgeSettings
 from judge.db.models import OutboundMessage, Picture
 from judge.runtime.bootstrap import open_app
-from judge.services.game_files import load_game
-from judge.services.games import due_games, process_game, start_game
+from judge.services.games import due_games, process_game
 
-_GAME = """\
-[game]
-name = "{name}"
-rules = "2023"
-timezone = "UTC"
-maps = {maps}
+if __package__ in (None, ""):  # run as a script: the project's root on the path
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-[deadlines]
-movement = {{ hours = 48, at = "20:00" }}
-retreat = 24
-adjustment = 24
-
-[players]
-Austria = "austria@example.org"
-England = "england@example.org"
-France = "france@example.org"
-Germany = "germany@example.org"
-Italy = "italy@example.org"
-Russia = "russia@example.org"
-Turkey = "turkey@example.org"
-"""
-
-START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
-DUE = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)  # past every first deadline
+from benchmarks.many_games import DUE, make_games
 
 
 def run(games: int, maps: bool) -> dict[str, float]:
@@ -66,17 +44,8 @@ def run(games: int, maps: bool) -> dict[str, float]:
             database_url=f"sqlite:///{var / 'judge.db'}",
         )
         app = open_app(settings)
-        app.judge.make_password = lambda: "bench-pw"
-        files = Path(tmp) / "games"
-        files.mkdir()
         started = time.perf_counter()
-        for n in range(games):
-            name = f"g{n:05d}"
-            path = files / f"{name}.toml"
-            path.write_text(_GAME.format(name=name, maps="true" if maps else "false"))
-            with app.sessions() as session, session.begin():
-                load_game(session, app.judge, path, START)
-                start_game(session, app.judge, name, START)
+        make_games(app, games, Path(tmp) / "games", maps=maps)
         start_s = time.perf_counter() - started
         started = time.perf_counter()
         with app.sessions() as session:

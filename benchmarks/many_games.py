@@ -1,0 +1,101 @@
+"""Many running games on one database, made quickly: the benchmarks' common setup.
+
+Each game is loaded from a game file and started by the judge's own services, as a
+game master's file would be, so the rows are the real ones.  Only the password hashing
+is shortened: every player of a benchmark has the same password, and argon2 (about
+20 ms a hash, on purpose) would otherwise be most of the setup; :func:`hash_once` makes
+the judge hash it once per process.  Verification is untouched.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from judge.runtime.bootstrap import App
+from judge.services import passwords
+from judge.services.game_files import load_game
+from judge.services.games import start_game
+
+#: The password of every benchmark player.
+PASSWORD = "bench-pw"
+
+GAME_FILE = """\
+[game]
+name = "{name}"
+rules = "2023"
+timezone = "UTC"
+maps = {maps}
+
+[deadlines]
+movement = {{ hours = 48, at = "20:00" }}
+retreat = 24
+adjustment = 24
+
+[players]
+Austria = "austria@example.org"
+England = "england@example.org"
+France = "france@example.org"
+Germany = "germany@example.org"
+Italy = "italy@example.org"
+Russia = "russia@example.org"
+Turkey = "turkey@example.org"
+"""
+
+#: When the benchmark games start, and a moment past every first deadline.
+START = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+DUE = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
+
+
+class _HashOnce:
+    """An argon2 hasher that hashes each password once per process (verify unchanged)."""
+
+    def __init__(self, hasher: Any) -> None:
+        self.hasher = hasher
+        self.hashes: dict[str, str] = {}
+
+    def hash(self, password: str) -> str:
+        if password not in self.hashes:
+            self.hashes[password] = self.hasher.hash(password)
+        return self.hashes[password]
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.hasher, name)
+
+
+def hash_once() -> None:
+    """Make this process hash each password once (benchmark setup only)."""
+    if not isinstance(passwords._HASHER, _HashOnce):
+        passwords._HASHER = _HashOnce(passwords._HASHER)  # type: ignore[assignment]
+
+
+def make_games(
+    app: App,
+    count: int,
+    files: Path,
+    *,
+    maps: bool = False,
+    start: datetime = START,
+    game_file: str = GAME_FILE,
+    progress: Callable[[int], None] | None = None,
+) -> list[str]:
+    """Load and start ``count`` games (``g00000``...) from files written in ``files``,
+    one transaction each; their names.  ``game_file`` is formatted with ``name`` and
+    ``maps``."""
+    hash_once()
+    app.judge.make_password = lambda: PASSWORD
+    files.mkdir(parents=True, exist_ok=True)
+    names = []
+    for n in range(count):
+        name = f"g{n:05d}"
+        path = files / f"{name}.toml"
+        path.write_text(game_file.format(name=name, maps="true" if maps else "false"))
+        with app.sessions() as session, session.begin():
+            load_game(session, app.judge, path, start)
+            start_game(session, app.judge, name, start)
+        names.append(name)
+        if progress is not None:
+            progress(n + 1)
+    return names
