@@ -1,40 +1,69 @@
-"""What a deadline burst costs the judge: many games due at the same moment, processed
-one transaction each as ``judge serve`` does, with the map picture and without it.
+"""What a deadline burst costs the judge: many games due at the same moment.
 
     python benchmarks/bench_deadline.py [--games 200] [--maps both|on|off]
+    python benchmarks/bench_deadline.py --serve [--games 1000] [--postgres] [--repeat 1]
+                                        [--maps off|on|both] [--lead 8] [--profile FILE]
 
-In process, on a SQLite file in a temporary directory: ``--games`` games of seven
-players are loaded and started (their game-start mail queued), then the clock is moved
-past their common first deadline and every due game is processed (``due_games``, then
-``process_game`` in its own transaction, the orders missing so every unit holds).  The
-results mails are queued, not sent.  Prints, for each setting of the games' ``maps``
+In process (the default), on a SQLite file in a temporary directory: ``--games`` games of
+seven players are loaded and started (their game-start mail queued), then the clock is
+moved past their common first deadline and every due game is processed (``due_games``,
+then ``process_game`` in its own transaction, the orders missing so every unit holds).
+The results mails are queued, not sent.  Prints, for each setting of the games' ``maps``
 key, the time to start them and the time to process the burst (total, and per game),
 and how many pictures were stored; nothing is asserted (the tests do that).
+``--profile FILE`` runs that burst under cProfile and writes the statistics to FILE.
+
+``--serve``: the real judge, end to end.  The games are made once (SQLite file, or with
+``--postgres`` a database on a private PostgreSQL server), their game-start mail marked
+sent, and the database copied for each run (a file copy; ``CREATE DATABASE ... TEMPLATE``).
+For each run every game's deadline is set, in the database, to the same moment
+``--lead`` seconds ahead, then ``judge serve`` starts as a subprocess with a settings file
+(worker processes, its ``[smtp]`` an aiosmtpd sink in this process that notes when each
+mail arrives).  Prints: deadline -> first adjudication, -> last adjudication (the judge's
+log lines "... processed at the deadline"), -> last results email received by the sink,
+and last adjudication -> last email; and the CPU seconds (user + sys) of the judge and
+its workers, and of PostgreSQL, from the deadline to the last email.  Nothing here
+depends on how the judge's deadline loop is woken: the deadline is in the database
+before the judge starts.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import cProfile
+import re
+import shutil
+import statistics
+import subprocess
 import sys
 import tempfile
+import threading
 import time
+import uuid
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
-from sqlalchemy import func, select
+ROOT = Path(__file__).resolve().parents[1]
+# ``judge`` and ``benchmarks`` from this checkout (also when run as a script), and the
+# test support package (tests/support) for the sink and the PostgreSQL server.
+for _path in (str(ROOT / "tests"), str(ROOT)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
 
-from judge.config import JudgeSettings
-from judge.db.models import OutboundMessage, Picture
-from judge.runtime.bootstrap import open_app
-from judge.services.games import due_games, process_game
+from sqlalchemy import func, select, update  # noqa: E402
 
-if __package__ in (None, ""):  # run as a script: the project's root on the path
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from benchmarks.many_games import DUE, make_games
+from benchmarks.many_games import DUE, make_games  # noqa: E402
+from judge.config import JudgeSettings  # noqa: E402
+from judge.db.models import Game, OutboundMessage, PhaseRecord, Picture  # noqa: E402
+from judge.runtime.bootstrap import open_app  # noqa: E402
+from judge.services.games import due_games, process_game  # noqa: E402
 
 
-def run(games: int, maps: bool) -> dict[str, float]:
-    """Start ``games`` games and process them all at one deadline; the figures."""
+def run(games: int, maps: bool, profile: Path | None = None) -> dict[str, float]:
+    """Start ``games`` games and process them all at one deadline; the figures (and, with
+    ``profile``, the burst's cProfile statistics written there)."""
     with tempfile.TemporaryDirectory() as tmp:
         var = Path(tmp) / "var"
         settings = JudgeSettings(
@@ -47,13 +76,20 @@ def run(games: int, maps: bool) -> dict[str, float]:
         started = time.perf_counter()
         make_games(app, games, Path(tmp) / "games", maps=maps)
         start_s = time.perf_counter() - started
+        profiler = cProfile.Profile() if profile is not None else None
         started = time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
         with app.sessions() as session:
             due = due_games(session, DUE)
         for name, phase in due:
             with app.sessions() as session, session.begin():
                 process_game(session, app.judge, name, DUE, phase=phase)
+        if profiler is not None:
+            profiler.disable()
         burst_s = time.perf_counter() - started
+        if profiler is not None and profile is not None:
+            profiler.dump_stats(profile)
         with app.sessions() as session:
             pictures = session.scalar(select(func.count()).select_from(Picture)) or 0
             mails = session.scalar(select(func.count()).select_from(OutboundMessage)) or 0
@@ -66,19 +102,337 @@ def run(games: int, maps: bool) -> dict[str, float]:
     }
 
 
+
+# -- the real judge ------------------------------------------------------------------------
+
+#: The judge's log line for a phase processed (judge.runtime.serve), with its time.
+PROCESSED = re.compile(
+    r"^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}) \w+ \S+ judge\.serve: (g\d{5}) \S+ processed ",
+    re.MULTILINE,
+)
+
+
+class ArrivalSink:
+    """An aiosmtpd sink (tests/support/smtpsink.py) that keeps only when each mail
+    arrived: 10,000 games send 80,000 mails, too many to keep whole."""
+
+    def __init__(self) -> None:
+        from support.smtpsink import SmtpSink
+
+        outer = self
+
+        class _Sink(SmtpSink):
+            def _keep(self, received: object) -> None:
+                stamp = time.time()  # just before the sink answers 250
+                with outer.lock:
+                    outer.arrivals.append(stamp)
+
+        self.lock = threading.Lock()
+        self.arrivals: list[float] = []
+        self.sink = _Sink()
+        self.host, self.port = self.sink.host, self.sink.port
+
+    def count(self) -> int:
+        with self.lock:
+            return len(self.arrivals)
+
+    def reset(self) -> None:
+        with self.lock:
+            self.arrivals.clear()
+
+
+def write_config(directory: Path, sink: ArrivalSink, database_url: str) -> Path:
+    """The settings file of ``judge serve`` for one run."""
+    from support.netutil import free_port
+
+    config = directory / "judge.toml"
+    config.write_text(
+        "[judge]\n"
+        'name = "BENCH"\n'
+        'address = "judge@example.org"\n'
+        f'var_dir = "{directory / "var"}"\n'
+        f'database_url = "{database_url}"\n'
+        "\n[smtp]\n"
+        f'host = "{sink.host}"\nport = {sink.port}\nsecurity = "none"\n'
+        f'\n[inbound]\nhost = "127.0.0.1"\nport = {free_port()}\n'
+    )
+    return config
+
+
+def prepare(database_url: str, var: Path, games: int, files: Path, maps: bool) -> float:
+    """Make ``games`` running games in the database at ``database_url``, their game-start
+    mail marked sent (the runs time only the results); the seconds it took."""
+    settings = JudgeSettings(
+        name="BENCH", address="judge@example.org", var_dir=var, database_url=database_url
+    )
+    app = open_app(settings)
+    started = time.perf_counter()
+    step = max(games // 10, 1)
+
+    def progress(done: int) -> None:
+        if done % step == 0:
+            print(f"    {done} games ({time.perf_counter() - started:.0f} s)", flush=True)
+
+    make_games(app, games, files, maps=maps, start=datetime.now(UTC), progress=progress)
+    with app.sessions() as session, session.begin():
+        session.execute(
+            update(OutboundMessage).values(state="sent", sent_at=datetime.now(UTC))
+        )
+    _dispose(app)
+    return time.perf_counter() - started
+
+
+def _dispose(app: object) -> None:
+    """Close the connections of ``app``'s engines (PostgreSQL: a database copied from
+    this one must have none)."""
+    for factory in (app.sessions, app.store_sessions):  # type: ignore[attr-defined]
+        bind = factory.kw.get("bind")
+        if bind is not None:
+            bind.dispose()
+
+
+def set_deadlines(database_url: str, var: Path, when: datetime) -> None:
+    """Every game's deadline, and its current phase's, at ``when``."""
+    settings = JudgeSettings(
+        name="BENCH", address="judge@example.org", var_dir=var, database_url=database_url
+    )
+    app = open_app(settings, migrate=False)
+    with app.sessions() as session, session.begin():
+        session.execute(update(Game).values(deadline=when))
+        session.execute(update(PhaseRecord).where(PhaseRecord.seq == 1).values(deadline=when))
+    _dispose(app)
+
+
+@dataclass
+class ServeRun:
+    """One run's figures, in seconds from the deadline (None: never happened)."""
+
+    first: float | None
+    last: float | None
+    adjudicated: int
+    last_mail: float | None
+    mails: int
+    expected: int
+    judge_cpu: float
+    postgres_cpu: float
+    ready: float  # when the judge was serving, from the deadline (negative: before)
+
+
+def serve_run(
+    config: Path,
+    database_url: str,
+    var: Path,
+    sink: ArrivalSink,
+    games: int,
+    lead: float,
+    stall: float,
+    postgres_pid: int | None,
+) -> ServeRun:
+    """Set the deadlines ``lead`` seconds ahead, start ``judge serve``, wait for every
+    results mail (none for ``stall`` seconds: give up), stop it; the figures."""
+    from benchmarks.bench_mail import Subprocess, tree_cpu_seconds
+
+    from judge.db.session import make_engine
+
+    sink.reset()
+    deadline = datetime.now(UTC) + timedelta(seconds=lead)
+    set_deadlines(database_url, var, deadline)
+    at = deadline.timestamp()
+    log_path = config.parent / f"serve-{uuid.uuid4().hex[:6]}.log"
+    judge = Subprocess(config, log_path)
+    ready = None
+    cpu_before = pg_before = 0.0
+    try:
+        while time.time() < at:
+            if ready is None and "serving as" in log_path.read_text("utf-8", "replace"):
+                ready = time.time() - at
+            time.sleep(0.02)
+        if ready is None and "serving as" in log_path.read_text("utf-8", "replace"):
+            ready = 0.0
+        cpu_before = judge.cpu_seconds()
+        pg_before = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
+        engine = make_engine(database_url)
+        expected = 7 * games  # one results mail a power at least; counted below
+        last_count, last_change = -1, time.monotonic()
+        adjudicated = 0
+        while True:
+            time.sleep(0.2)
+            text = log_path.read_text("utf-8", "replace")
+            adjudicated = len(set(m.group(2) for m in PROCESSED.finditer(text)))
+            if adjudicated >= games:
+                with engine.connect() as connection:
+                    expected = connection.execute(
+                        select(func.count()).select_from(OutboundMessage)
+                        .where(OutboundMessage.kind != "gamestart")
+                    ).scalar_one()
+            count = sink.count()
+            if adjudicated >= games and count >= expected:
+                break
+            if count + adjudicated != last_count:
+                last_count, last_change = count + adjudicated, time.monotonic()
+            if not judge.alive():
+                raise RuntimeError(f"judge serve exited; see {log_path}")
+            if time.monotonic() - last_change > stall and time.time() > at + stall:
+                print(f"    gave up: {count} of {expected} mails after {stall} s without one")
+                break
+        judge_cpu = judge.cpu_seconds() - cpu_before
+        postgres_cpu = (tree_cpu_seconds(postgres_pid) - pg_before) if postgres_pid else 0.0
+        engine.dispose()
+    finally:
+        judge.stop()
+    stamps = []
+    for line in log_path.read_text("utf-8", "replace").splitlines():
+        found = PROCESSED.match(line)
+        if found:
+            local = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f")
+            stamps.append(local.timestamp() - at)  # the log's asctime is local time
+    with sink.lock:
+        arrivals = list(sink.arrivals)
+    return ServeRun(
+        first=min(stamps) if stamps else None,
+        last=max(stamps) if stamps else None,
+        adjudicated=len(stamps),
+        last_mail=max(arrivals) - at if arrivals else None,
+        mails=len(arrivals),
+        expected=expected,
+        judge_cpu=judge_cpu,
+        postgres_cpu=postgres_cpu,
+        ready=ready if ready is not None else float("nan"),
+    )
+
+
+def _s(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}"
+
+
+def serve_mode(args: argparse.Namespace) -> int:
+    """``--serve``: the real judge over a burst, ``--repeat`` times per maps setting."""
+    from benchmarks.bench_mail import new_postgres_database
+    from support.pgserver import PostgresServer
+
+    maps_settings = {"both": (False, True), "on": (True,), "off": (False,)}[args.maps]
+    with contextlib.ExitStack() as stack:
+        directory = Path(tempfile.mkdtemp(prefix="bench-deadline-"))
+        if args.keep:
+            print(f"files kept in {directory}")
+        else:
+            stack.callback(shutil.rmtree, directory, ignore_errors=True)
+        postgres: PostgresServer | None = None
+        if args.postgres:
+            postgres = PostgresServer(fsync=True)
+            stack.callback(postgres.stop)
+            postgres.start()
+        sink = ArrivalSink()
+        sink.sink.start()
+        stack.callback(sink.sink.close)
+        database = "PostgreSQL 15" if postgres is not None else "SQLite"
+        print(f"judge serve, {args.games} games due at one moment, {database}")
+        print(
+            f"{'maps':<5} {'run':>3} {'ready':>6} {'first':>6} {'last':>6} {'mail':>7} "
+            f"{'adj->mail':>9} {'mails':>7} {'judge cpu':>9} {'pg cpu':>7}"
+        )
+        for maps in maps_settings:
+            tag = "on" if maps else "off"
+            template_url = ""
+            template_file = directory / f"template-{tag}.db"
+            if postgres is not None:
+                template_url = new_postgres_database(postgres.url, f"template_{tag}")
+            else:
+                template_url = f"sqlite:///{template_file}"
+            print(f"  making {args.games} games (maps {tag})...", flush=True)
+            took = prepare(template_url, directory / "var-setup", args.games,
+                           directory / f"games-{tag}", maps)  # fmt: skip
+            print(f"  made in {took:.0f} s", flush=True)
+            results: list[ServeRun] = []
+            for number in range(1, args.repeat + 1):
+                run_dir = directory / f"run-{tag}-{number}"
+                run_dir.mkdir()
+                copied = time.perf_counter()
+                if postgres is not None:
+                    url = _copy_postgres(postgres.url, f"template_{tag}", f"run_{tag}_{number}")
+                else:
+                    shutil.copyfile(template_file, run_dir / "judge.db")
+                    url = f"sqlite:///{run_dir / 'judge.db'}"
+                copy_s = time.perf_counter() - copied
+                config = write_config(run_dir, sink, url)
+                pid = postgres.process.pid if postgres is not None and postgres.process else None
+                one = serve_run(config, url, run_dir / "var", sink, args.games, args.lead,
+                                args.stall, pid)  # fmt: skip
+                results.append(one)
+                gap = (
+                    one.last_mail - one.last
+                    if one.last_mail is not None and one.last is not None
+                    else None
+                )
+                print(
+                    f"{tag:<5} {number:>3} {one.ready:>6.1f} {_s(one.first):>6} {_s(one.last):>6} "
+                    f"{_s(one.last_mail):>7} {_s(gap):>9} {one.mails:>7} {one.judge_cpu:>9.1f} "
+                    f"{one.postgres_cpu:>7.1f}   (copy {copy_s:.1f} s"
+                    + (f"; only {one.adjudicated} adjudicated" if one.adjudicated < args.games
+                       else "")
+                    + (f"; {one.expected} mails expected" if one.mails < one.expected else "")
+                    + ")",
+                    flush=True,
+                )  # fmt: skip
+            if len(results) > 1:
+                def median(values: list[float | None]) -> str:
+                    known = [v for v in values if v is not None]
+                    return _s(statistics.median(known)) if known else "-"
+
+                print(
+                    f"{tag:<5} {'med':>3} {'':>6} {median([r.first for r in results]):>6} "
+                    f"{median([r.last for r in results]):>6} "
+                    f"{median([r.last_mail for r in results]):>7} "
+                    f"{median([r.last_mail - r.last if r.last_mail and r.last else None for r in results]):>9}"  # noqa: E501
+                )
+        print(
+            "seconds from the deadline: ready = judge serving (negative: before the deadline); "
+            "first/last = first/last game adjudicated (log); mail = last results email "
+            "received by the sink; adj->mail = last adjudication to last email; "
+            "cpu = user+sys seconds from the deadline to the last email"
+        )
+    return 0
+
+
+def _copy_postgres(server_url: str, template: str, name: str) -> str:
+    """A copy of database ``template`` called ``name`` (CREATE DATABASE ... TEMPLATE)."""
+    from sqlalchemy import create_engine, make_url
+
+    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    try:
+        with admin.connect() as connection:
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+    finally:
+        admin.dispose()
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark and print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200)
-    parser.add_argument("--maps", choices=("both", "on", "off"), default="both")
+    parser.add_argument("--maps", choices=("both", "on", "off"), default=None)
+    parser.add_argument("--profile", type=Path, help="in process: cProfile the burst into FILE")
+    parser.add_argument("--serve", action="store_true", help="run the real judge serve")
+    parser.add_argument("--postgres", action="store_true", help="--serve on PostgreSQL")
+    parser.add_argument("--repeat", type=int, default=1, help="--serve runs per setting")
+    parser.add_argument("--lead", type=float, default=8.0, help="seconds to the deadline")
+    parser.add_argument("--stall", type=float, default=60.0, help="give up after")
+    parser.add_argument("--keep", action="store_true", help="keep the files")
     args = parser.parse_args(argv)
+    if args.serve:
+        if args.maps is None:
+            args.maps = "off"
+        return serve_mode(args)
+    if args.maps is None:
+        args.maps = "both"
     settings = {"both": (False, True), "on": (True,), "off": (False,)}[args.maps]
     print(
         f"{'maps':<5} {'games':>6} {'start s':>8} {'burst s':>8} {'ms/game':>8} "
         f"{'pictures':>9} {'mails':>7}"
     )
     for maps in settings:
-        f = run(args.games, maps)
+        f = run(args.games, maps, args.profile)
         print(
             f"{'on' if maps else 'off':<5} {int(f['due']):>6} {f['start_s']:>8.1f} "
             f"{f['burst_s']:>8.2f} {1000 * f['burst_s'] / max(f['due'], 1):>8.1f} "
