@@ -35,7 +35,6 @@ import cProfile
 import re
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -100,7 +99,6 @@ def run(games: int, maps: bool, profile: Path | None = None) -> dict[str, float]
         "pictures": float(pictures),
         "mails": float(mails),
     }
-
 
 
 # -- the real judge ------------------------------------------------------------------------
@@ -175,9 +173,7 @@ def prepare(database_url: str, var: Path, games: int, files: Path, maps: bool) -
 
     make_games(app, games, files, maps=maps, start=datetime.now(UTC), progress=progress)
     with app.sessions() as session, session.begin():
-        session.execute(
-            update(OutboundMessage).values(state="sent", sent_at=datetime.now(UTC))
-        )
+        session.execute(update(OutboundMessage).values(state="sent", sent_at=datetime.now(UTC)))
     _dispose(app)
     return time.perf_counter() - started
 
@@ -231,7 +227,6 @@ def serve_run(
     """Set the deadlines ``lead`` seconds ahead, start ``judge serve``, wait for every
     results mail (none for ``stall`` seconds: give up), stop it; the figures."""
     from benchmarks.bench_mail import Subprocess, tree_cpu_seconds
-
     from judge.db.session import make_engine
 
     sink.reset()
@@ -262,7 +257,8 @@ def serve_run(
             if adjudicated >= games:
                 with engine.connect() as connection:
                     expected = connection.execute(
-                        select(func.count()).select_from(OutboundMessage)
+                        select(func.count())
+                        .select_from(OutboundMessage)
                         .where(OutboundMessage.kind != "gamestart")
                     ).scalar_one()
             count = sink.count()
@@ -307,8 +303,9 @@ def _s(value: float | None) -> str:
 
 def serve_mode(args: argparse.Namespace) -> int:
     """``--serve``: the real judge over a burst, ``--repeat`` times per maps setting."""
-    from benchmarks.bench_mail import new_postgres_database
     from support.pgserver import PostgresServer
+
+    from benchmarks.bench_mail import new_postgres_database
 
     maps_settings = {"both": (False, True), "on": (True,), "off": (False,)}[args.maps]
     with contextlib.ExitStack() as stack:
@@ -375,6 +372,7 @@ def serve_mode(args: argparse.Namespace) -> int:
                     flush=True,
                 )  # fmt: skip
             if len(results) > 1:
+
                 def median(values: list[float | None]) -> str:
                     known = [v for v in values if v is not None]
                     return _s(statistics.median(known)) if known else "-"
