@@ -30,6 +30,7 @@ import socket
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
+from typing import NamedTuple
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -44,7 +45,9 @@ __all__ = [
     "MAX_RETRY_DELAY",
     "RETRY_DELAY",
     "SentJournal",
+    "Delivered",
     "backoff",
+    "deliver_due",
     "deliver_pending",
     "sender_gone",
     "sender_token",
@@ -83,6 +86,14 @@ def backoff(
     return timedelta(seconds=min(seconds, cap.total_seconds()))
 
 
+class Delivered(NamedTuple):
+    """What one delivery run did: how many messages went, and whether it stopped at its
+    ``limit`` with every message it took dealt with, so that more may be due at once."""
+
+    sent: int
+    more: bool
+
+
 def deliver_pending(
     sessions: sessionmaker[Session],
     judge: Judge,
@@ -97,7 +108,33 @@ def deliver_pending(
     should_stop: Callable[[], bool] | None = None,
     journal: SentJournal | None = None,
 ) -> int:
-    """Deliver the queued mail that is due, oldest first; return how many went.
+    """Deliver the queued mail that is due, oldest first; return how many went
+    (:func:`deliver_due`, which also says whether more may be due)."""
+    return deliver_due(
+        sessions, judge, transport, now, limit, max_attempts=max_attempts,
+        retry_delay=retry_delay, max_retry_delay=max_retry_delay, claim_time=claim_time,
+        should_stop=should_stop, journal=journal,
+    ).sent  # fmt: skip
+
+
+def deliver_due(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    transport: Transport,
+    now: Callable[[], datetime],
+    limit: int = 500,
+    *,
+    max_attempts: int | None = None,
+    retry_delay: timedelta | None = None,
+    max_retry_delay: timedelta = MAX_RETRY_DELAY,
+    claim_time: timedelta | None = None,
+    should_stop: Callable[[], bool] | None = None,
+    journal: SentJournal | None = None,
+) -> Delivered:
+    """Deliver the queued mail that is due, oldest first: how many went, and whether the
+    run took ``limit`` messages and went through them all (``more``: the caller runs again
+    at once instead of waiting for its next tick; a run stopped by ``should_stop`` or by
+    an unavailable server has no more).
 
     Due: state ``queued`` and ``next_attempt_at`` unset or not after ``now()``. No
     database lock is held while the mail server is talking (SQLite locks the whole
@@ -140,6 +177,8 @@ def deliver_pending(
     _release_orphans(sessions, started)
     ids = outbox.due_message_ids(sessions, started, limit)
     sent = 0
+    # Stopped at the limit: the next run may find more due (a burst's results).
+    more = len(ids) >= limit > 0
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
             # The claim also commits what the journal holds: one write transaction a batch.
@@ -149,7 +188,7 @@ def deliver_pending(
             for index, (message, _was_due) in enumerate(claimed):
                 if should_stop is not None and should_stop():
                     outbox.release_messages(sessions, claimed[index:])
-                    return sent
+                    return Delivered(sent, False)
                 message_id = message.id
                 try:
                     transport.send(outbox.outgoing_mail(message, judge.settings, now(), pictures))
@@ -165,7 +204,7 @@ def deliver_pending(
                     if isinstance(err, ServerUnavailable):
                         log.warning("mail server unavailable, delivery run stopped: %s", err)
                         outbox.release_messages(sessions, claimed[index + 1 :])
-                        return sent
+                        return Delivered(sent, False)
                 else:
                     # First thing after the server's 250: the window for a duplicate is
                     # this write (to the journal, or a commit).
@@ -176,7 +215,7 @@ def deliver_pending(
         if journal is not None:
             _record_journal(sessions, journal)
         outbox.purge_secrets(sessions)
-    return sent
+    return Delivered(sent, more)
 
 
 def _claim(

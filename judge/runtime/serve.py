@@ -40,7 +40,7 @@ from judge.db.session import read_only
 from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
-from judge.runtime.sender import SentJournal, deliver_pending
+from judge.runtime.sender import SentJournal, deliver_due
 from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
 from judge.services.games import due_games, find_game, process_game
@@ -159,6 +159,7 @@ def _worker_main(
 
     log.info("%s worker started", role)
     ready.set()
+    work: Callable[[], bool | None]
     try:
         if role == "inbox":
             work = functools.partial(
@@ -180,7 +181,7 @@ def _worker_main(
 
 def run_loop(
     name: str,
-    work: Callable[[], None],
+    work: Callable[[], bool | None],
     wake: Wakeup,
     should_stop: Callable[[], bool],
     tick: float,
@@ -189,15 +190,19 @@ def run_loop(
 ) -> None:
     """Run ``work`` until ``should_stop()``, again each time ``wake`` is set or ``tick``
     seconds pass; when woken, ``gather`` seconds later, so that what else comes meanwhile
-    is done in the same batch.  An exception is logged and the loop goes on: the work is
-    in the database and is tried again."""
+    is done in the same batch.  When ``work`` returns True (it stopped at its limit with
+    more to do: a burst's results), it runs again at once.  An exception is logged and the
+    loop goes on: the work is in the database and is tried again."""
     while not should_stop():
+        more = False
         try:
-            work()
+            more = work() is True
         except Exception:
             if on_error is not None:
                 on_error()
             log.exception("%s failed; retrying", name)
+        if more:
+            continue  # a wake-up set meanwhile stays set: the next wait returns at once
         if wake.wait(tick) and gather > 0:
             time.sleep(gather)
         wake.clear()
@@ -246,13 +251,15 @@ def _send_pass(
     clock: Callable[[], datetime],
     should_stop: Callable[[], bool],
     journal: SentJournal | None,
-) -> None:
-    """Send the queued mail that is due."""
-    sent = deliver_pending(
+) -> bool:
+    """Send the queued mail that is due; whether more may be due at once (the run stopped
+    at its limit), for :func:`run_loop` to run again without waiting."""
+    sent, more = deliver_due(
         app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal
     )
     if sent:
         log.info("sent %d message(s)", sent)
+    return more
 
 
 def _after_phase(game: Game | None) -> str:
@@ -329,7 +336,7 @@ class Server:
     # -- the loops ----------------------------------------------------------------
 
     def _loop(
-        self, name: str, event: Wakeup, work: Callable[[], None], gather: float = 0.0
+        self, name: str, event: Wakeup, work: Callable[[], bool | None], gather: float = 0.0
     ) -> None:
         run_loop(name, work, event, self.stopping.is_set, self.tick, self._count_error, gather)
 
@@ -339,8 +346,10 @@ class Server:
     def _process_inbox(self) -> None:
         _process_pass(self.app, self.clock, self.stopping.is_set, self.outbox_ready)
 
-    def _send(self) -> None:
-        _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
+    def _send(self) -> bool:
+        return _send_pass(
+            self.app, self.transport, self.clock, self.stopping.is_set, self._journal
+        )
 
     def _deadlines(self) -> None:
         now = self.clock()

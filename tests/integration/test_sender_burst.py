@@ -1,0 +1,84 @@
+"""After a burst the sender does not wait for its next tick between runs: a delivery
+run says when it stopped at its limit (more may be due), and the loop runs again at once."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from sqlalchemy import select
+from support.servicekit import at, started_game
+
+from judge.db.models import OutboundMessage
+from judge.runtime.sender import Delivered, deliver_due, deliver_pending
+from judge.runtime.serve import run_loop
+
+
+def test_a_run_says_whether_it_stopped_at_its_limit(tmp_path: Path) -> None:
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+
+    def run(limit: int) -> Delivered:
+        return deliver_due(app.sessions, app.judge, app.transport, lambda: now, limit)
+
+    # The game start queued 8 mails: one to each player and one to the game master.
+    assert run(3) == Delivered(3, True)
+    assert run(3) == Delivered(3, True)
+    assert run(3) == Delivered(2, False)
+    assert run(3) == Delivered(0, False)
+    with app.sessions() as session:
+        assert set(session.scalars(select(OutboundMessage.state))) == {"sent"}
+
+
+def test_a_run_that_took_exactly_its_limit_says_more_and_the_next_finds_none(
+    tmp_path: Path,
+) -> None:
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+    assert deliver_due(app.sessions, app.judge, app.transport, lambda: now, 8) == (8, True)
+    assert deliver_due(app.sessions, app.judge, app.transport, lambda: now, 8) == (0, False)
+    # deliver_pending still answers how many went.
+    assert deliver_pending(app.sessions, app.judge, app.transport, lambda: now, 8) == 0
+
+
+def test_a_run_stopped_by_should_stop_says_no_more(tmp_path: Path) -> None:
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+    asked = []
+
+    def stop() -> bool:
+        asked.append(1)
+        return len(asked) > 2
+
+    outcome = deliver_due(app.sessions, app.judge, app.transport, lambda: now, 3, should_stop=stop)
+    assert outcome == Delivered(2, False)
+    with app.sessions() as session:
+        states = sorted(session.scalars(select(OutboundMessage.state)))
+    assert states == ["queued"] * 6 + ["sent"] * 2
+
+
+class CountingEvent(threading.Event):
+    """A real Event that counts how often the loop waited on it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waits = 0
+
+    def wait(self, timeout: float | None = None) -> bool:
+        self.waits += 1
+        return super().wait(0)
+
+
+def test_the_loop_runs_again_at_once_while_the_work_has_more() -> None:
+    wake = CountingEvent()
+    answers = [True, True, None, True, False]
+    done: list[int] = []
+
+    def work() -> bool | None:
+        done.append(wake.waits)
+        return answers[len(done) - 1]
+
+    run_loop("outbox", work, wake, lambda: len(done) == len(answers), tick=60)
+    # Each call, with how many waits came before it: none after a True.
+    assert done == [0, 0, 0, 1, 1]
+    assert wake.waits == 2
