@@ -347,9 +347,7 @@ class Server:
         _process_pass(self.app, self.clock, self.stopping.is_set, self.outbox_ready)
 
     def _send(self) -> bool:
-        return _send_pass(
-            self.app, self.transport, self.clock, self.stopping.is_set, self._journal
-        )
+        return _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
 
     def _deadlines(self) -> None:
         now = self.clock()
