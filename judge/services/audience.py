@@ -9,6 +9,7 @@ observers a later issue brings) is one more audience here.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.orm import Session
@@ -79,33 +80,50 @@ def recipient_of(game: Game, player: Player, judge: Judge, address: str | None =
     )
 
 
-def recipients(session: Session, game: Game, audience: Audience, judge: Judge) -> list[Recipient]:
+def recipients(
+    session: Session,
+    game: Game,
+    audience: Audience,
+    judge: Judge,
+    *,
+    players: Sequence[Player] | None = None,
+) -> list[Recipient]:
     """The readers of ``game``'s mail for ``audience``: the players in the map's order of
-    powers, then the master."""
+    powers, then the master.  ``players``: every player of the game, as the caller has
+    them loaded already (processing a phase), instead of asking the database again."""
     if audience is Audience.MASTER:
         return _master(game, judge)
     if audience is Audience.OBSERVERS:
         return _observers(session, game, judge)
     if audience in (Audience.EVERYONE, Audience.NEWS):
         first = Audience.SEATS if audience is Audience.EVERYONE else Audience.PLAYERS
-        readers = recipients(session, game, first, judge)
+        readers = recipients(session, game, first, judge, players=players)
         taken = {r.address for r in readers}
         for reader in [*_master(game, judge), *_observers(session, game, judge)]:
             if reader.address not in taken:
                 taken.add(reader.address)
                 readers.append(reader)
         return readers
+    chosen: Sequence[Player]
     if audience is Audience.SEATS:
-        players = queries.players_of(session, game.id)
+        chosen = queries.players_of(session, game.id) if players is None else players
     elif audience is Audience.PLAYERS:
-        players = queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED)
+        chosen = (
+            queries.players_of(session, game.id, not_status=PlayerStatus.RESIGNED)
+            if players is None
+            else [p for p in players if p.status != PlayerStatus.RESIGNED]
+        )
         # An ejected player's seat is open, its power in civil disorder: they are out.
-        players = [p for p in players if p.ejected_at is None]
+        chosen = [p for p in chosen if p.ejected_at is None]
     else:
-        players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
+        chosen = (
+            queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
+            if players is None
+            else [p for p in players if p.status == PlayerStatus.ACTIVE]
+        )
     order = {power: index for index, power in enumerate(standard_map().powers)}
-    players = sorted(players, key=lambda p: (order.get(p.power, len(order)), p.power))
-    return [recipient_of(game, player, judge) for player in players]
+    chosen = sorted(chosen, key=lambda p: (order.get(p.power, len(order)), p.power))
+    return [recipient_of(game, player, judge) for player in chosen]
 
 
 def _observers(session: Session, game: Game, judge: Judge) -> list[Recipient]:

@@ -6,7 +6,7 @@ Loading a game master's file is :mod:`judge.services.game_files` (watching the f
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -206,6 +206,7 @@ def process_game(
     outcome, report = played.outcome, played.report
     # The season's own rows sent ahead were read: they retire, used or not.
     future_orders.retire(session, game, played.used)
+    # The seats, loaded once: what follows changes them and mails them as they are here.
     players = queries.players_of(session, game.id)
     # The report is kept with the results so HISTORY prints exactly what players got;
     # the seats as they stood, so that a ROLLBACK can put back what processing changes.
@@ -241,7 +242,9 @@ def process_game(
         game.deadline = next_deadline(
             now, nxt.phase.kind, game_settings(game), game_zone(game, judge)
         )
-        respect_absences(session, game)
+        respect_absences(
+            session, game, [p for p in players if p.status == PlayerStatus.ACTIVE]
+        )
     session.add(
         PhaseRecord(
             game_id=game.id,
@@ -254,9 +257,11 @@ def process_game(
     # The orders sent ahead for the phase now beginning become its first orders; each
     # player who sent some is told what became of them in their copy of the results.
     private = played.private
-    if outcome.winner is None:
+    # Nothing was waiting before processing: nothing is now (processing sends nothing
+    # ahead), so the most common case asks the database nothing more.
+    if outcome.winner is None and waiting:
         ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
-    left = {row.id for row in future_orders.pending_in_game(session, game)}
+    left = {row.id for row in future_orders.pending_in_game(session, game)} if waiting else set()
     record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
@@ -265,7 +270,7 @@ def process_game(
     drawn = pictures.results_pictures(session, judge, game, record, now)
     mailings.send_results(
         session, judge, game, position.phase, report, outcome, now, published, private,
-        pictures=drawn,
+        pictures=drawn, players=players,
     )  # fmt: skip
     # After the results, which show what the missed phase did: the power itself, the
     # master and everyone else following the game are told (house rules 4.3-4.4).
@@ -395,12 +400,16 @@ def waiting_for(session: Session, game: Game) -> set[str]:
     return no_moves_received(position, rules, orders_for_phase(session, game), active)
 
 
-def respect_absences(session: Session, game: Game) -> bool:
-    """Move the deadline past any active player's announced absence; whether it moved."""
+def respect_absences(
+    session: Session, game: Game, players: Sequence[Player] | None = None
+) -> bool:
+    """Move the deadline past any active player's announced absence; whether it moved.
+    ``players``: the game's active players, when the caller has them loaded already."""
     if game.deadline is None:
         return False
     moved = False
-    players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
+    if players is None:
+        players = queries.players_of(session, game.id, status=PlayerStatus.ACTIVE)
     for _ in range(len(players) + 1):  # absences may chain
         pushed = False
         for player in players:

@@ -38,13 +38,16 @@ def queue(
     *,
     secret: bool = False,
     pictures: Sequence[Mapping[str, object]] = (),
+    into: list[dict[str, object]] | None = None,
 ) -> None:
     """Queue ``mail`` of ``kind`` about ``game`` to ``reader`` (``secret``: it holds a
     password, purged from the outbox once sent; ``pictures``: the map pictures it
-    carries, :func:`judge.services.pictures.attach`)."""
+    carries, :func:`judge.services.pictures.attach`; ``into``: collect the row there for
+    the caller to write with the others in one statement,
+    :func:`judge.services.outbox.insert_outbox`)."""
     queue_mail(
         session, judge, to=reader.address, mail=mail, kind=kind, now=now, game_id=game.id,
-        secret=secret, attachments=pictures,
+        secret=secret, attachments=pictures, into=into,
     )  # fmt: skip
 
 

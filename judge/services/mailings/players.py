@@ -33,6 +33,7 @@ from judge.services.game_settings import (
 )
 from judge.services.mailings.common import own_zone, queue, render, signon_line, to_master
 from judge.services.mailings.gamestart import Seat
+from judge.services.outbox import insert_outbox
 from judge.services.releases import Releases
 
 # -- the game's start and its results ------------------------------------------------
@@ -96,6 +97,7 @@ def send_results(
     releases: Releases | None = None,
     private: Mapping[int, Sequence[str]] | None = None,
     pictures: Sequence[Mapping[str, object]] = (),
+    players: Sequence[Player] | None = None,
 ) -> None:
     """The results of ``phase`` (``all/results.txt.j2``) to everyone in the game: the
     ``report``, the press ``releases`` published with it, then the next phase and its
@@ -103,7 +105,9 @@ def send_results(
     release withheld is told in their own copy; so is each player given lines in
     ``private`` (by ``Player.id``: what became of the orders they sent ahead), written as
     given; everyone else's copy is one rendering.  ``pictures``: the map pictures of the
-    phase played, stored once and carried by every copy."""
+    phase played, stored once and carried by every copy.  ``players``: the game's
+    players as the caller has them loaded (processing the phase), not asked for again.
+    Every copy is written in one statement."""
     releases = releases or Releases()
     private = private or {}
     nxt = outcome.position.phase
@@ -125,11 +129,13 @@ def send_results(
         )  # fmt: skip
 
     mail = rendered([])
-    for reader in recipients(session, game, Audience.EVERYONE, judge):
+    rows: list[dict[str, object]] = []
+    for reader in recipients(session, game, Audience.EVERYONE, judge, players=players):
         notices = releases.notices_for(reader)
         yours = private.get(reader.player_id, ()) if reader.player_id is not None else ()
         own = rendered(notices, yours) if notices or yours else mail
-        queue(session, judge, game, reader, own, "results", now, pictures=pictures)
+        queue(session, judge, game, reader, own, "results", now, pictures=pictures, into=rows)
+    insert_outbox(session, rows)
 
 
 # -- deadlines ------------------------------------------------------------------------

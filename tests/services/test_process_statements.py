@@ -1,0 +1,94 @@
+"""Processing a game's phase asks the database a fixed, small number of things: the
+players are loaded once and handed down, the results go to the outbox in one statement,
+and nothing is flushed early only to be written again (issue 18, part 2)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+from sqlalchemy import event
+from sqlalchemy.orm import Session
+from support.servicekit import GAME_FILE, at, make_app
+
+from judge.runtime.bootstrap import App
+from judge.services.game_files import load_game
+from judge.services.games import process_game, start_game
+
+#: Every statement of processing test01 (without the map pictures, whose drawing is not
+#: this test's business) in Spring 1901 at its deadline, no orders in, as
+#: (verb, table); the eight results mails (seven players and the master) are one INSERT.
+EXPECTED = [
+    ("SELECT", "games"),
+    ("SELECT", "phases"),
+    ("SELECT", "phases"),  # the endgame's look at the votes reads the position again
+    ("SELECT", "votes"),
+    ("SELECT", "players"),  # the endgame's, for the powers in civil disorder
+    ("SELECT", "future_orders"),
+    ("SELECT", "orders"),
+    ("SELECT", "players"),  # once, for the whole processing and its mail
+    ("UPDATE", "games"),
+    ("UPDATE", "phases"),  # the results written once, not twice
+    ("INSERT", "phases"),
+    ("UPDATE", "players"),  # missed phases, one executemany
+    ("SELECT", "press"),
+    ("SELECT", "observers"),
+    ("INSERT", "outbox"),
+]
+
+
+def _what(statement: str) -> tuple[str, str]:
+    words = statement.split()
+    verb = words[0].upper()
+    if verb == "SELECT":
+        table = words[words.index("FROM") + 1]
+    elif verb == "INSERT":
+        table = words[2]
+    else:
+        table = words[1]
+    return verb, table.strip('"')
+
+
+def started_without_maps(tmp_path: Path) -> App:
+    """test01 started, with ``maps = false``."""
+    app = make_app(tmp_path, f"sqlite:///{tmp_path / 'var' / 'judge.db'}")
+    path = tmp_path / "test01.toml"
+    path.write_text(
+        GAME_FILE.replace(
+            'timezone = "Europe/London"\n', 'timezone = "Europe/London"\nmaps = false\n'
+        )
+    )
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, at("2026-11-23 12:00"))
+        start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
+    return app
+
+
+@contextmanager
+def statements(session: Session) -> Iterator[list[tuple[str, str, bool]]]:
+    """Every statement the session's engine executes meanwhile: verb, table, and whether
+    it was one executemany."""
+    seen: list[tuple[str, str, bool]] = []
+    engine = session.get_bind()
+
+    def listen(_conn: object, _cursor: object, statement: str, _params: object,
+               _context: object, executemany: bool) -> None:  # fmt: skip
+        seen.append((*_what(statement), executemany))
+
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        yield seen
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+
+
+def test_processing_a_phase_issues_a_fixed_set_of_statements(tmp_path: Path) -> None:
+    app = started_without_maps(tmp_path)
+    with app.sessions() as session, session.begin(), statements(session) as seen:
+        outcome = process_game(session, app.judge, "test01", at("2026-11-25 21:00"))
+    assert outcome is not None
+    assert [(verb, table) for verb, table, _many in seen] == EXPECTED
+    assert len(seen) == 15
+    # The results to the seven players and the master: one executemany.
+    assert [many for verb, table, many in seen if table == "outbox"] == [True]
