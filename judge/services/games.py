@@ -242,9 +242,7 @@ def process_game(
         game.deadline = next_deadline(
             now, nxt.phase.kind, game_settings(game), game_zone(game, judge)
         )
-        respect_absences(
-            session, game, [p for p in players if p.status == PlayerStatus.ACTIVE]
-        )
+        respect_absences(session, game, [p for p in players if p.status == PlayerStatus.ACTIVE])
     session.add(
         PhaseRecord(
             game_id=game.id,
@@ -257,12 +255,16 @@ def process_game(
     # The orders sent ahead for the phase now beginning become its first orders; each
     # player who sent some is told what became of them in their copy of the results.
     private = played.private
-    # Nothing was waiting before processing: nothing is now (processing sends nothing
-    # ahead), so the most common case asks the database nothing more.
-    if outcome.winner is None and waiting:
+    if not waiting:
+        # What processing retires is what waited and is left no more: with nothing
+        # waiting (the common case) that is nothing, known before the flush that
+        # begin_phase's query makes, so the results are written once.
+        record.results = {**record.results, "ahead_retired": []}
+    if outcome.winner is None:
         ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
-    left = {row.id for row in future_orders.pending_in_game(session, game)} if waiting else set()
-    record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
+    if waiting:
+        left = {row.id for row in future_orders.pending_in_game(session, game)}
+        record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
     # The phase's pictures (a two-season game's season: each phase it played), drawn
@@ -400,9 +402,7 @@ def waiting_for(session: Session, game: Game) -> set[str]:
     return no_moves_received(position, rules, orders_for_phase(session, game), active)
 
 
-def respect_absences(
-    session: Session, game: Game, players: Sequence[Player] | None = None
-) -> bool:
+def respect_absences(session: Session, game: Game, players: Sequence[Player] | None = None) -> bool:
     """Move the deadline past any active player's announced absence; whether it moved.
     ``players``: the game's active players, when the caller has them loaded already."""
     if game.deadline is None:

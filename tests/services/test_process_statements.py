@@ -28,10 +28,11 @@ EXPECTED = [
     ("SELECT", "future_orders"),
     ("SELECT", "orders"),
     ("SELECT", "players"),  # once, for the whole processing and its mail
-    ("UPDATE", "games"),
+    ("UPDATE", "games"),  # the flush before the next query: every change, once
     ("UPDATE", "phases"),  # the results written once, not twice
     ("INSERT", "phases"),
     ("UPDATE", "players"),  # missed phases, one executemany
+    ("SELECT", "future_orders"),  # those due now (none); not again for what is left
     ("SELECT", "press"),
     ("SELECT", "observers"),
     ("INSERT", "outbox"),
@@ -89,6 +90,6 @@ def test_processing_a_phase_issues_a_fixed_set_of_statements(tmp_path: Path) -> 
         outcome = process_game(session, app.judge, "test01", at("2026-11-25 21:00"))
     assert outcome is not None
     assert [(verb, table) for verb, table, _many in seen] == EXPECTED
-    assert len(seen) == 15
+    assert len(seen) == 16
     # The results to the seven players and the master: one executemany.
     assert [many for verb, table, many in seen if table == "outbox"] == [True]
