@@ -18,7 +18,8 @@ Corpus format::
                             "orders": {"FRANCE": ["A PAR - BUR", ...]}}, ...],
                 "final": {...the state after the last phase...}}]}
 
-Only ``set_orders`` (every power) and ``process()`` are timed, with ``time.perf_counter``;
+Only ``set_orders`` (every power) and ``process()`` are timed, with ``time.perf_counter``
+(``seconds``: both; ``process_seconds``: ``process()`` alone);
 the loaded corpus is frozen out of the garbage collector (``gc.freeze``).
 Before each phase the package's state is compared with the corpus's (untimed); when they
 differ the phase before was adjudicated differently by the two engines, the difference is
@@ -69,6 +70,7 @@ def replay(corpus: dict[str, Any]) -> dict[str, Any]:
     """Replay every game once; return timings and the disagreements found."""
     game_class = importlib.import_module("diplomacy").Game
     seconds = {k: 0.0 for k in KINDS.values()}
+    process_seconds = {k: 0.0 for k in KINDS.values()}
     counts = {k: 0 for k in KINDS.values()}
     disagreements = 0
     examples: list[str] = []
@@ -112,11 +114,13 @@ def replay(corpus: dict[str, Any]) -> dict[str, Any]:
             game.process()
             end = time.perf_counter()
             seconds[kind] += (middle - start) + (end - resume)
+            process_seconds[kind] += end - resume
             counts[kind] += 1
             previous = phase["phase"]
         check(game, played["final"], f"seed {played['seed']} after {previous}")
     return {
         "seconds": seconds,
+        "process_seconds": process_seconds,
         "phases": counts,
         "disagreements": disagreements,
         "disagreement_examples": examples,
