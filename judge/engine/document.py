@@ -31,6 +31,7 @@ from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import Map, standard_map
 from judge.engine.conditional import Item, parse_blocks
 from judge.engine.legality import retreat_locations
+from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Dislodged, Position
 from judge.engine.results import OrderResult
@@ -43,21 +44,75 @@ class DocumentError(ValueError):
     """A malformed input document; the message names the key and the fix."""
 
 
+#: The most answers each per-map memo below keeps: far more than a map has names and
+#: units, so every document spelled the usual way is answered from it, and a stream of
+#: odd spellings cannot make it grow without bound.
+_MEMO_LIMIT = 4096
+#: The longest text the memos keep an answer for (no name is longer).
+_MEMO_TEXT_MAX = 64
+
+
+class _Memo:
+    """One map's answers to the lookups a document needs again and again (``"A PAR"`` is
+    read in almost every document of a game): the same answers as the map gives, kept.
+    The map is immutable, so an answer never goes stale."""
+
+    __slots__ = ("formats", "game_map", "locations", "powers", "units")
+
+    def __init__(self, game_map: Map) -> None:
+        self.game_map = game_map
+        self.powers: dict[str, str | None] = {}
+        self.locations: dict[str, str | None] = {}
+        self.units: dict[str, tuple[UnitType, str]] = {}
+        self.formats: dict[Order, tuple[str, str]] = {}
+
+
+_MEMOS: dict[int, _Memo] = {}
+
+
+def _memo(game_map: Map) -> _Memo:
+    memo = _MEMOS.get(id(game_map))
+    if memo is None or memo.game_map is not game_map:
+        if len(_MEMOS) >= 16:  # maps made and dropped (tests): start again
+            _MEMOS.clear()
+        memo = _MEMOS[id(game_map)] = _Memo(game_map)
+    return memo
+
+
+def _keep(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(table) < _MEMO_LIMIT:
+        table[key] = value
+
+
 def _power(game_map: Map, text: object, where: str) -> str:
-    if not isinstance(text, str) or (power := game_map.find_power(text)) is None:
-        raise DocumentError(
-            f"{where}: {text!r} is not a power; use one of {', '.join(game_map.powers)}"
-        )
+    powers = _memo(game_map).powers
+    power = powers.get(text) if isinstance(text, str) else None
+    if power is None:
+        if not isinstance(text, str) or (power := game_map.find_power(text)) is None:
+            raise DocumentError(
+                f"{where}: {text!r} is not a power; use one of {', '.join(game_map.powers)}"
+            )
+        if len(text) <= _MEMO_TEXT_MAX:
+            _keep(powers, text, power)
     return power
 
 
 def _location(game_map: Map, text: object, where: str) -> str:
-    if not isinstance(text, str) or (loc := game_map.find_location(text)) is None:
-        raise DocumentError(f"{where}: {text!r} is not a province or coast of the map")
+    locations = _memo(game_map).locations
+    loc = locations.get(text) if isinstance(text, str) else None
+    if loc is None:
+        if not isinstance(text, str) or (loc := game_map.find_location(text)) is None:
+            raise DocumentError(f"{where}: {text!r} is not a province or coast of the map")
+        if len(text) <= _MEMO_TEXT_MAX:
+            _keep(locations, text, loc)
     return loc
 
 
 def _unit(game_map: Map, power: str, text: object, where: str) -> Unit:
+    units = _memo(game_map).units
+    known = units.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return Unit(power, known[0], known[1])
     if not isinstance(text, str):
         raise DocumentError(f'{where}: expected a unit such as "F LON", got {text!r}')
     kind, _, rest = text.strip().partition(" ")
@@ -69,6 +124,8 @@ def _unit(game_map: Map, power: str, text: object, where: str) -> Unit:
         location = game_map.province_of(location)
     elif not game_map.can_hold(unit_type, location):
         raise DocumentError(f"{where}: a fleet cannot stand at {text!r} (a coast may be missing)")
+    if len(text) <= _MEMO_TEXT_MAX:
+        _keep(units, text, (unit_type, location))
     return Unit(power, unit_type, location)
 
 
@@ -143,15 +200,29 @@ def _up(location: str) -> str:
     return location.upper()
 
 
+#: A unit's type as the documents write it (a dict: quicker than the enum's ``value``).
+_LETTER = {UnitType.ARMY: "A", UnitType.FLEET: "F"}
+
+
+def _unit_key(unit: Unit) -> tuple[str, str]:
+    return unit.power, unit.location
+
+
 def position_to_document(position: Position) -> dict[str, Any]:
     """The output keys ``phase``, ``units``, ``dislodged``, ``centers`` of a position."""
     units: dict[str, list[str]] = {}
-    for unit in sorted(position.units.values(), key=lambda u: (u.power, u.location)):
-        units.setdefault(unit.power, []).append(f"{unit.type.value} {_up(unit.location)}")
+    letter = _LETTER
+    for unit in sorted(position.units.values(), key=_unit_key):
+        text = f"{letter[unit.type]} {unit.location.upper()}"
+        listed = units.get(unit.power)
+        if listed is None:
+            units[unit.power] = [text]
+        else:
+            listed.append(text)
     dislodged: dict[str, dict[str, list[str]]] = {}
     for entry in sorted(position.dislodged.values(), key=lambda d: (d.unit.power, d.unit.location)):
         u = entry.unit
-        dislodged.setdefault(u.power, {})[f"{u.type.value} {_up(u.location)}"] = [
+        dislodged.setdefault(u.power, {})[f"{letter[u.type]} {_up(u.location)}"] = [
             _up(r) for r in entry.retreats
         ]
     centres: dict[str, list[str]] = {}
@@ -167,17 +238,25 @@ def position_to_document(position: Position) -> dict[str, Any]:
 
 def result_to_document(result: OrderResult, game_map: Map) -> dict[str, Any]:
     """One order's result: the order in short and long form, success and notes."""
-    from judge.engine.notation import format_order
+    formats = _memo(game_map).formats
+    order = result.order
+    written = formats.get(order)
+    if written is None:
+        from judge.engine.notation import format_order
 
+        written = (format_order(order, game_map, short=True).upper(), format_order(order, game_map))
+        _keep(formats, order, written)
     return {
         "power": result.power,
-        "order": format_order(result.order, game_map, short=True).upper(),
-        "text": format_order(result.order, game_map),
+        "order": written[0],
+        "text": written[1],
         "result": "success" if result.success else "failure",
         "notes": [
             {"note": r.note.value, **({"culprit": _up(r.culprit)} if r.culprit else {})}
             for r in result.reasons
-        ],
+        ]
+        if result.reasons
+        else [],
         "default": result.default,
     }
 
