@@ -155,11 +155,20 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
         phase = Phase.parse(str(doc.get("phase", "")))
     except ValueError as err:
         raise DocumentError(f"'phase': {err}") from None
+    memo = _memo(game_map)
+    known_units = memo.units
     units: list[Unit] = []
     for power_text, items in _mapping(doc, "units", True).items():
-        power = _power(game_map, power_text, f"units.{power_text}")
-        for item in _list(items, f"units.{power_text}"):
-            units.append(_unit(game_map, power, item, f"units.{power_text}"))
+        where = f"units.{power_text}"
+        power = _power(game_map, power_text, where)
+        for item in _list(items, where):
+            # The usual spelling is answered from the memo; anything else is read and
+            # checked by _unit (which remembers it when it is good).
+            known = known_units.get(item) if type(item) is str else None
+            if known is not None:
+                units.append(Unit(power, known[0], known[1]))
+            else:
+                units.append(_unit(game_map, power, item, where))
     dislodged: list[Dislodged] = []
     for power_text, items in _mapping(doc, "dislodged").items():
         power = _power(game_map, power_text, f"dislodged.{power_text}")
@@ -183,12 +192,17 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
     if "centers" in doc or "centres" in doc:
         centres = {}
         key = "centers" if "centers" in doc else "centres"
+        known_locations = memo.locations
         for power_text, items in _mapping(doc, key).items():
-            power = _power(game_map, power_text, f"{key}.{power_text}")
-            for item in _list(items, f"{key}.{power_text}"):
-                prov = game_map.province_of(_location(game_map, item, f"{key}.{power_text}"))
+            where = f"{key}.{power_text}"
+            power = _power(game_map, power_text, where)
+            for item in _list(items, where):
+                place = known_locations.get(item) if type(item) is str else None
+                if place is None:
+                    place = _location(game_map, item, where)
+                prov = game_map.province_of(place)
                 if prov not in game_map.supply_centres:
-                    raise DocumentError(f"{key}.{power_text}: {item!r} is not a supply centre")
+                    raise DocumentError(f"{where}: {item!r} is not a supply centre")
                 centres[prov] = power
     try:
         return Position.build(game_map, phase, units, centres, dislodged)
