@@ -57,7 +57,7 @@ class _Memo:
     read in almost every document of a game): the same answers as the map gives, kept.
     The map is immutable, so an answer never goes stale."""
 
-    __slots__ = ("formats", "game_map", "locations", "powers", "units")
+    __slots__ = ("formats", "game_map", "locations", "powers", "unit_texts", "units")
 
     def __init__(self, game_map: Map) -> None:
         self.game_map = game_map
@@ -65,6 +65,8 @@ class _Memo:
         self.locations: dict[str, str | None] = {}
         self.units: dict[str, tuple[UnitType, str]] = {}
         self.formats: dict[Order, tuple[str, str]] = {}
+        #: A location's unit as written out: ("A PAR", "F PAR").
+        self.unit_texts: dict[str, tuple[str, str]] = {}
 
 
 _MEMOS: dict[int, _Memo] = {}
@@ -214,20 +216,27 @@ def _up(location: str) -> str:
     return location.upper()
 
 
-#: A unit's type as the documents write it (a dict: quicker than the enum's ``value``).
-_LETTER = {UnitType.ARMY: "A", UnitType.FLEET: "F"}
-
-
 def _unit_key(unit: Unit) -> tuple[str, str]:
     return unit.power, unit.location
+
+
+def _letter(unit_type: UnitType) -> str:
+    """A unit's type as the documents write it (compared, not looked up: hashing an enum
+    member runs Python code)."""
+    return "A" if unit_type is UnitType.ARMY else "F"
 
 
 def position_to_document(position: Position) -> dict[str, Any]:
     """The output keys ``phase``, ``units``, ``dislodged``, ``centers`` of a position."""
     units: dict[str, list[str]] = {}
-    letter = _LETTER
+    written = _memo(position.map).unit_texts
     for unit in sorted(position.units.values(), key=_unit_key):
-        text = f"{letter[unit.type]} {unit.location.upper()}"
+        location = unit.location
+        pair = written.get(location)
+        if pair is None:
+            pair = (f"A {location.upper()}", f"F {location.upper()}")
+            _keep(written, location, pair)
+        text = pair[0] if unit.type is UnitType.ARMY else pair[1]
         listed = units.get(unit.power)
         if listed is None:
             units[unit.power] = [text]
@@ -236,7 +245,7 @@ def position_to_document(position: Position) -> dict[str, Any]:
     dislodged: dict[str, dict[str, list[str]]] = {}
     for entry in sorted(position.dislodged.values(), key=lambda d: (d.unit.power, d.unit.location)):
         u = entry.unit
-        dislodged.setdefault(u.power, {})[f"{letter[u.type]} {_up(u.location)}"] = [
+        dislodged.setdefault(u.power, {})[f"{_letter(u.type)} {_up(u.location)}"] = [
             _up(r) for r in entry.retreats
         ]
     centres: dict[str, list[str]] = {}
@@ -252,7 +261,12 @@ def position_to_document(position: Position) -> dict[str, Any]:
 
 def result_to_document(result: OrderResult, game_map: Map) -> dict[str, Any]:
     """One order's result: the order in short and long form, success and notes."""
-    formats = _memo(game_map).formats
+    return _result_document(result, game_map, _memo(game_map).formats)
+
+
+def _result_document(
+    result: OrderResult, game_map: Map, formats: dict[Order, tuple[str, str]]
+) -> dict[str, Any]:
     order = result.order
     written = formats.get(order)
     if written is None:
@@ -327,12 +341,13 @@ def adjudication_to_document(out: Adjudication) -> dict[str, Any]:
     """The whole output document of one adjudication."""
     game_map = out.position.map
     doc = position_to_document(out.position)
-    doc["results"] = [result_to_document(r, game_map) for r in out.results]
+    formats = _memo(game_map).formats
+    doc["results"] = [_result_document(r, game_map, formats) for r in out.results]
     doc["rejected"] = [
         {"power": r.power, "order": r.text, "code": r.code, "message": r.message}
         for r in out.rejected
     ]
-    doc["destroyed"] = [f"{u.power} {u.type.value} {_up(u.location)}" for u in out.destroyed]
+    doc["destroyed"] = [f"{u.power} {_letter(u.type)} {_up(u.location)}" for u in out.destroyed]
     doc["skipped"] = [p.code for p in out.skipped]
     doc["winner"] = out.winner
     return doc

@@ -201,9 +201,10 @@ class _Tables:
     daide_location: dict[str, str]  # 'ECH' -> 'eng' (provinces only)
     daide_power: dict[str, str]  # 'ENG' -> 'England'
     adjectives: frozenset[str]  # 'english', ...
-    #: What the fast paths made of a line already read, by (text, phase kind); the same
-    #: text always reads the same on one map, and a game repeats its orders a lot.
-    fast: dict[tuple[str, PhaseKind | None], Order | None]
+    #: What the fast paths made of a line already read, one table a phase kind (none,
+    #: movement, retreat, adjustment: see :func:`parse_fast`); the same text always reads
+    #: the same on one map, and a game repeats its orders a lot.
+    fast: tuple[dict[str, Order | None], ...]
 
 
 #: The most lines each map's ``fast`` memo keeps (more than the distinct orders of many
@@ -222,7 +223,7 @@ def _tables(game_map: Map) -> _Tables:
     }
     daide_power = {token.upper(): power for power, token in game_map.power_daide.items()}
     adjectives = frozenset(adj.lower() for adj in game_map.power_adjective.values())
-    tables = _Tables(daide_location, daide_power, adjectives, {})
+    tables = _Tables(daide_location, daide_power, adjectives, ({}, {}, {}, {}))
     _TABLES[id(game_map)] = (game_map, tables)
     return tables
 
@@ -1197,13 +1198,21 @@ def parse_fast(text: str, game_map: Map, kind: PhaseKind | None = None) -> Order
     """The order if ``text`` is in the canonical short form or a common plain spelling
     (:func:`parse_short`, then :func:`parse_words`), else ``None``: the general parser's
     answer whenever there is one, much faster."""
-    memo = _tables(game_map).fast
-    key = (text, kind)
-    if key in memo:
-        return memo[key]
+    # The table is chosen by identity: hashing an enum member runs Python code.
+    tables = _tables(game_map).fast
+    if kind is None:
+        memo = tables[0]
+    elif kind is PhaseKind.MOVEMENT:
+        memo = tables[1]
+    elif kind is PhaseKind.RETREAT:
+        memo = tables[2]
+    else:
+        memo = tables[3]
+    if text in memo:
+        return memo[text]
     order = parse_short(text, game_map, kind) or parse_words(text, game_map, kind)
     if len(memo) < _FAST_MEMO_LIMIT and len(text) <= _WORDS_MAX:
-        memo[key] = order
+        memo[text] = order
     return order
 
 
