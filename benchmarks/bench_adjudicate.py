@@ -163,9 +163,9 @@ def to_diplomacy(order: Order, position: Position | None = None, *, retreat: str
     Given the ``position``, a supported fleet on a split coast is named with its coast, as
     the package names units (``F BLA S F BUL/EC``, ``F SWE S F STP/SC - BOT``).
     ``retreat`` is the word between a retreating unit and its destination: the package's
-    ``R``, or ``-`` (which the package reads as a retreat in a retreat phase too) for the
-    judge, whose syntax reads ``R`` as *remove* (the PBEM judges' syntax: a retreat is
-    ``<unit> <moves> <province>``, ``r`` is a removal).
+    ``R``, or ``-`` for the judge, whose syntax reads ``R`` as *remove* (the PBEM judges'
+    syntax: a retreat is ``<unit> <moves> <province>``, ``r`` a removal), so that
+    ``A PAR R BUR`` is an error there.
     """
 
     def target_at(target: str) -> str:

@@ -25,19 +25,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import Map, standard_map
-from judge.engine.conditional import Item, parse_blocks
 from judge.engine.legality import retreat_locations
 from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Dislodged, Position
 from judge.engine.results import OrderResult
 from judge.engine.rules import CivilDisorder, Rules
-from judge.engine.seasons import SeasonOutcome, adjudicate_season
 from judge.engine.units import Unit, UnitType
+
+if TYPE_CHECKING:  # a season's modules are imported when a season's document comes
+    from judge.engine.conditional import Item
+    from judge.engine.seasons import SeasonOutcome
 
 
 class DocumentError(ValueError):
@@ -57,13 +59,16 @@ class _Memo:
     read in almost every document of a game): the same answers as the map gives, kept.
     The map is immutable, so an answer never goes stale."""
 
-    __slots__ = ("formats", "game_map", "locations", "powers", "unit_texts", "units")
+    __slots__ = ("formats", "game_map", "locations", "powers", "unit_texts", "units", "values")
 
     def __init__(self, game_map: Map) -> None:
         self.game_map = game_map
         self.powers: dict[str, str | None] = {}
         self.locations: dict[str, str | None] = {}
         self.units: dict[str, tuple[UnitType, str]] = {}
+        #: The unit a power's unit text reads as (units are immutable values, so one
+        #: object serves every document that has it).
+        self.values: dict[tuple[str, str], Unit] = {}
         self.formats: dict[Order, tuple[str, str]] = {}
         #: A location's unit as written out: ("A PAR", "F PAR").
         self.unit_texts: dict[str, tuple[str, str]] = {}
@@ -158,19 +163,21 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
     except ValueError as err:
         raise DocumentError(f"'phase': {err}") from None
     memo = _memo(game_map)
-    known_units = memo.units
+    values = memo.values
     units: list[Unit] = []
     for power_text, items in _mapping(doc, "units", True).items():
         where = f"units.{power_text}"
         power = _power(game_map, power_text, where)
         for item in _list(items, where):
             # The usual spelling is answered from the memo; anything else is read and
-            # checked by _unit (which remembers it when it is good).
-            known = known_units.get(item) if type(item) is str else None
-            if known is not None:
-                units.append(Unit(power, known[0], known[1]))
-            else:
-                units.append(_unit(game_map, power, item, where))
+            # checked by _unit (and remembered when it is good).
+            held = (power, item) if type(item) is str else None
+            unit = values.get(held) if held is not None else None
+            if unit is None:
+                unit = _unit(game_map, power, item, where)
+                if held is not None and len(item) <= _MEMO_TEXT_MAX:
+                    _keep(values, held, unit)
+            units.append(unit)
     dislodged: list[Dislodged] = []
     for power_text, items in _mapping(doc, "dislodged").items():
         power = _power(game_map, power_text, f"dislodged.{power_text}")
@@ -379,6 +386,8 @@ def _orders(doc: Mapping[str, Any], game_map: Map) -> list[tuple[str | None, str
 
 def _ahead(doc: Mapping[str, Any], game_map: Map) -> dict[PhaseKind, dict[str, list[Item]]]:
     """The orders given ahead under ``retreats`` and ``adjustments``, blocks read."""
+    from judge.engine.conditional import parse_blocks
+
     ahead: dict[PhaseKind, dict[str, list[Item]]] = {}
     for key, kind in SEASON_KEYS:
         for power_text, items in _mapping(doc, key).items():
@@ -451,4 +460,6 @@ def adjudicate_document(doc: Mapping[str, Any], rules: Rules | None = None) -> d
             f"'phase': a season starts with its moves; {position.phase.code} is not a"
             " movement phase"
         )
+    from judge.engine.seasons import adjudicate_season
+
     return season_to_document(adjudicate_season(position, orders, _ahead(doc, game_map), rules))
