@@ -1194,20 +1194,26 @@ def _adjust(keyword: str, unit_type: UnitType, location: str, kind: PhaseKind | 
     return Remove(unit_type, location)
 
 
+def fast_orders_read(game_map: Map, kind: PhaseKind | None) -> dict[str, Order | None]:
+    """The lines :func:`parse_fast` has read already for ``kind`` on ``game_map``, and what
+    it made of them (``None``: left to the general parser); a caller reading many lines
+    may look there first.  Not to be changed."""
+    # The table is chosen by identity: hashing an enum member runs Python code.
+    tables = _tables(game_map).fast
+    if kind is None:
+        return tables[0]
+    if kind is PhaseKind.MOVEMENT:
+        return tables[1]
+    if kind is PhaseKind.RETREAT:
+        return tables[2]
+    return tables[3]
+
+
 def parse_fast(text: str, game_map: Map, kind: PhaseKind | None = None) -> Order | None:
     """The order if ``text`` is in the canonical short form or a common plain spelling
     (:func:`parse_short`, then :func:`parse_words`), else ``None``: the general parser's
     answer whenever there is one, much faster."""
-    # The table is chosen by identity: hashing an enum member runs Python code.
-    tables = _tables(game_map).fast
-    if kind is None:
-        memo = tables[0]
-    elif kind is PhaseKind.MOVEMENT:
-        memo = tables[1]
-    elif kind is PhaseKind.RETREAT:
-        memo = tables[2]
-    else:
-        memo = tables[3]
+    memo = fast_orders_read(game_map, kind)
     if text in memo:
         return memo[text]
     order = parse_short(text, game_map, kind) or parse_words(text, game_map, kind)
