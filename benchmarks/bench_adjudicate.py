@@ -31,7 +31,9 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -155,11 +157,15 @@ def _target(unit_type: Any, location: str) -> str:
     return f"{unit_type.value} {_loc(location)}"
 
 
-def to_diplomacy(order: Order, position: Position | None = None) -> str:
+def to_diplomacy(order: Order, position: Position | None = None, *, retreat: str = "R") -> str:
     """``order`` in the syntax of the ``diplomacy`` package (``A PAR S A MAR - BUR``).
 
     Given the ``position``, a supported fleet on a split coast is named with its coast, as
     the package names units (``F BLA S F BUL/EC``, ``F SWE S F STP/SC - BOT``).
+    ``retreat`` is the word between a retreating unit and its destination: the package's
+    ``R``, or ``-`` for the judge, whose syntax reads ``R`` as *remove* (the PBEM judges'
+    syntax: a retreat is ``<unit> <moves> <province>``, ``r`` a removal), so that
+    ``A PAR R BUR`` is an error there.
     """
 
     def target_at(target: str) -> str:
@@ -178,7 +184,7 @@ def to_diplomacy(order: Order, position: Position | None = None) -> str:
         case Convoy(target_type=tt, target=target, destination=dest):
             return f"{_unit(order)} C {_target(tt, target)} - {_loc(dest)}"
         case Retreat(destination=dest):
-            return f"{_unit(order)} R {_loc(dest)}"
+            return f"{_unit(order)} {retreat} {_loc(dest)}"
         case Disband() | Remove():
             return f"{_unit(order)} D"
         case Build():
@@ -252,6 +258,86 @@ def run_diplomacy(corpus: Corpus, repeat: int) -> dict[str, Any] | None:
     return result
 
 
+# -- the whole `judge adjudicate --jsonl` process ----------------------------------------
+
+
+def jsonl_corpus(corpus: Corpus) -> tuple[str, list[dict[str, Any]]]:
+    """The corpus as ``judge adjudicate --jsonl`` input, one phase a line, the orders in the
+    package's spelling (retreats written with ``-``, see :func:`to_diplomacy`); and, for
+    each line, the position the recorded adjudication left (to check the output)."""
+    lines: list[str] = []
+    expected: list[dict[str, Any]] = []
+    for game in corpus:
+        for record in game:
+            doc = position_to_document(record.position)
+            doc["orders"] = {
+                power: [to_diplomacy(o, retreat="-") for o in orders]
+                for power, orders in record.orders.items()
+            }
+            lines.append(json.dumps(doc, separators=(",", ":")))
+            expected.append(_state(record.adjudication.position))
+    return "\n".join(lines) + "\n", expected
+
+
+def _judge_command() -> list[str]:
+    """How to start ``judge adjudicate --jsonl``: the console script beside this Python."""
+    script = Path(sys.executable).with_name("judge")
+    if script.exists():
+        return [str(script), "adjudicate", "--jsonl"]
+    code = "import sys; from judge.cli import main; sys.exit(main())"
+    return [sys.executable, "-c", code, "adjudicate", "--jsonl"]
+
+
+def _run_child(command: list[str], stdin: str) -> tuple[float, float, str]:
+    """Run ``command`` on ``stdin``: wall seconds, its user+sys CPU seconds, its stdout."""
+    # With its bytecode cache, as an installed judge runs (pip compiles it on install):
+    # without, every start would compile the engine's source again.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    done = subprocess.run(
+        command, input=stdin, capture_output=True, text=True, check=False, env=env
+    )
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"{' '.join(command)} failed ({done.returncode}):\n{done.stderr}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return wall, cpu, done.stdout
+
+
+def time_process(corpus: Corpus, repeat: int) -> dict[str, Any]:
+    """Time ``judge adjudicate --jsonl`` as a separate process on the whole corpus (best of
+    ``repeat`` runs, by CPU time), and its start-up alone (the same command with empty
+    input, best of ``repeat``); check every output line against the recorded result."""
+    stdin, expected = jsonl_corpus(corpus)
+    command = _judge_command()
+    _run_child(command, "")  # a first start writes the bytecode cache; not counted
+    runs = [_run_child(command, stdin) for _ in range(max(1, repeat))]
+    wall, cpu, stdout = min(runs, key=lambda r: r[1])
+    startups = [_run_child(command, "") for _ in range(max(1, repeat))]
+    start_wall, start_cpu, _ = min(startups, key=lambda r: r[1])
+    outputs = [json.loads(line) for line in stdout.splitlines()]
+    mismatches = sum(
+        1
+        for out, want in zip(outputs, expected, strict=False)
+        if "error" in out or out.get("rejected") or _doc_state(out) != want
+    ) + abs(len(outputs) - len(expected))
+    return {
+        "wall": wall,
+        "cpu": cpu,
+        "startup_wall": start_wall,
+        "startup_cpu": start_cpu,
+        "phases": len(expected),
+        "mismatches": mismatches,
+        "command": " ".join(Path(c).name if i == 0 else c for i, c in enumerate(command)),
+    }
+
+
+def _doc_state(doc: dict[str, Any]) -> dict[str, Any]:
+    return {k: doc.get(k) for k in ("phase", "units", "dislodged", "centers")}
+
+
 # -- report -----------------------------------------------------------------------------
 
 
@@ -277,6 +363,7 @@ def report(
     theirs: dict[str, Any] | None,
     repeat: int,
     last_year: int,
+    process: dict[str, Any] | None = None,
 ) -> None:
     """Print the figures, side by side with the diplomacy package's when there are any."""
     phases: dict[str, int] = ours["phases"]
@@ -312,6 +399,8 @@ def report(
             print(f"  differs: {example}")
         for example in theirs.get("refused_examples", [])[:5]:
             print(f"  refused: {example}")
+    if process is not None:
+        _report_process(process, theirs)
     bad = ours["mismatches"] + text["mismatches"]
     print(f"replays that did not reproduce the recorded result: {bad}")
     print(
@@ -328,6 +417,42 @@ def report(
         )
 
 
+def _report_process(process: dict[str, Any], theirs: dict[str, Any] | None) -> None:
+    """The whole-process figures, and their ratios to the package's when there are any."""
+    n = process["phases"]
+    wall, cpu = process["wall"], process["cpu"]
+    s_wall, s_cpu = process["startup_wall"], process["startup_cpu"]
+    print(f"whole process: `{process['command']}` on the {n} phases as JSON lines, the orders")
+    print("  in the package's spelling (retreats with '-'), output checked against the recorded")
+    print("  results; the judge's bytecode cache on (written by a first, untimed start)")
+    rows = [
+        ("start-up included", wall, cpu),
+        ("start-up excluded", wall - s_wall, cpu - s_cpu),
+    ]
+    print(_row("", ["wall (s)", "CPU (s)", "phases/s (CPU)"]))
+    for label, w, c in rows:
+        print(_row(label, [f"{w:.3f}", f"{c:.3f}", f"{n / c:.0f}" if c > 0 else "-"]))
+    print(_row("start-up alone", [f"{s_wall:.3f}", f"{s_cpu:.3f}", ""]))
+    print(f"  output lines that differ from the recorded result: {process['mismatches']}")
+    if theirs is None:
+        return
+    both = sum(theirs["seconds"].values())
+    alone = sum(theirs["process_seconds"].values())
+    both_cpu = sum(theirs["cpu_seconds"].values())
+    alone_cpu = sum(theirs["process_cpu_seconds"].values())
+    print(
+        f"  diplomacy package, same phases (its import and JSON loading not included):\n"
+        f"    set_orders + process(): {both:.3f} s wall, {both_cpu:.3f} s CPU; "
+        f"process() alone: {alone:.3f} s wall, {alone_cpu:.3f} s CPU"
+    )
+    print("  ratio package/judge process (how many times faster the whole judge process is):")
+    print(_row("", ["vs set+process", "vs process()"]))
+    for label, w, c in rows:
+        if w > 0 and c > 0:
+            print(_row(f"{label}, wall", [f"{both / w:.2f}x", f"{alone / w:.2f}x"]))
+            print(_row(f"{label}, CPU", [f"{both_cpu / c:.2f}x", f"{alone_cpu / c:.2f}x"]))
+
+
 def main(argv: list[str] | None = None) -> int:
     """Build the corpus, time the replays, print the report."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -336,6 +461,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--repeat", type=int, default=3, help="timed passes, best kept (3)")
     parser.add_argument(
         "--compare", action="store_true", help="also replay with the diplomacy package"
+    )
+    parser.add_argument(
+        "--process",
+        action="store_true",
+        help="also time the whole `judge adjudicate --jsonl` process (implied by --compare)",
     )
     args = parser.parse_args(argv)
     started = time.perf_counter()
@@ -348,7 +478,8 @@ def main(argv: list[str] | None = None) -> int:
     ours = time_engine(corpus, args.repeat, text=False)
     text = time_engine(corpus, args.repeat, text=True)
     theirs = run_diplomacy(corpus, args.repeat) if args.compare else None
-    report(args.games, ours, text, theirs, args.repeat, args.last_year)
+    process = time_process(corpus, args.repeat) if args.compare or args.process else None
+    report(args.games, ours, text, theirs, args.repeat, args.last_year, process)
     return 0
 
 

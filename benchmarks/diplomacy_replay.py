@@ -18,7 +18,9 @@ Corpus format::
                             "orders": {"FRANCE": ["A PAR - BUR", ...]}}, ...],
                 "final": {...the state after the last phase...}}]}
 
-Only ``set_orders`` (every power) and ``process()`` are timed, with ``time.perf_counter``;
+Only ``set_orders`` (every power) and ``process()`` are timed, with ``time.perf_counter``
+(``seconds``: both; ``process_seconds``: ``process()`` alone), and the same intervals'
+CPU time with ``time.process_time`` (``cpu_seconds``, ``process_cpu_seconds``);
 the loaded corpus is frozen out of the garbage collector (``gc.freeze``).
 Before each phase the package's state is compared with the corpus's (untimed); when they
 differ the phase before was adjudicated differently by the two engines, the difference is
@@ -69,6 +71,9 @@ def replay(corpus: dict[str, Any]) -> dict[str, Any]:
     """Replay every game once; return timings and the disagreements found."""
     game_class = importlib.import_module("diplomacy").Game
     seconds = {k: 0.0 for k in KINDS.values()}
+    process_seconds = {k: 0.0 for k in KINDS.values()}
+    cpu_seconds = {k: 0.0 for k in KINDS.values()}
+    process_cpu_seconds = {k: 0.0 for k in KINDS.values()}
     counts = {k: 0 for k in KINDS.values()}
     disagreements = 0
     examples: list[str] = []
@@ -98,25 +103,35 @@ def replay(corpus: dict[str, Any]) -> dict[str, Any]:
             game.error = []
             kind = KINDS[phase["phase"][-1]]
             orders = phase["orders"]
+            start_cpu = time.process_time()
             start = time.perf_counter()
             for power, items in orders.items():
                 game.set_orders(power, items)
             middle = time.perf_counter()
+            middle_cpu = time.process_time()
             if game.error:
                 refused += len(game.error)
                 for error in game.error:
                     if len(refused_examples) < 10:
                         refused_examples.append(f"seed {played['seed']} {phase['phase']}: {error}")
                 game.error = []
+            resume_cpu = time.process_time()
             resume = time.perf_counter()
             game.process()
             end = time.perf_counter()
+            end_cpu = time.process_time()
             seconds[kind] += (middle - start) + (end - resume)
+            process_seconds[kind] += end - resume
+            cpu_seconds[kind] += (middle_cpu - start_cpu) + (end_cpu - resume_cpu)
+            process_cpu_seconds[kind] += end_cpu - resume_cpu
             counts[kind] += 1
             previous = phase["phase"]
         check(game, played["final"], f"seed {played['seed']} after {previous}")
     return {
         "seconds": seconds,
+        "process_seconds": process_seconds,
+        "cpu_seconds": cpu_seconds,
+        "process_cpu_seconds": process_cpu_seconds,
         "phases": counts,
         "disagreements": disagreements,
         "disagreement_examples": examples,

@@ -482,11 +482,15 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``judge`` command."""
+    args = build_parser().parse_args(argv)
+    if args.func is cmd_adjudicate:
+        # The engine's filter reads no settings: it starts without loading them.
+        result: int = cmd_adjudicate(args)
+        return result
     from judge.config import ConfigError
 
-    args = build_parser().parse_args(argv)
     try:
-        result: int = args.func(args)
+        result = args.func(args)
     except ConfigError as err:
         # A wrong settings file, or a database it names that cannot be opened.
         print(f"judge {args.command}: {err}", file=sys.stderr)

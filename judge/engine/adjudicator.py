@@ -98,12 +98,13 @@ def _parse(
     An order given as a value keeps ``""``: :func:`_written` prints it when a message
     needs it (printing every order up front costs more than the rest of its checking).
     """
-    from judge.engine.notation import parse_orders, parse_short
+    from judge.engine.notation import fast_orders_read, parse_fast, parse_orders
 
     out: list[tuple[str | None, Order, str]] = []
     game_map = position.map
     kind = position.phase.kind
     powers: dict[str, str | None] = {}
+    already = fast_orders_read(game_map, kind)
     for power, item in pairs:
         if power is not None:
             canonical = powers.get(power, "")
@@ -115,8 +116,9 @@ def _parse(
                 continue
             power = canonical
         if isinstance(item, str):
-            # The canonical short form (what the judge stores) skips the full parser.
-            fast = parse_short(item, game_map, kind)
+            # The canonical short form (what the judge stores) and the common plain
+            # spellings skip the general parser.
+            fast = already.get(item) or parse_fast(item, game_map, kind)
             if fast is not None:
                 out.append((power, fast, item.strip()))
                 continue

@@ -25,39 +25,101 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from judge.engine.adjudicator import Adjudication, adjudicate
 from judge.engine.board import Map, standard_map
-from judge.engine.conditional import Item, parse_blocks
 from judge.engine.legality import retreat_locations
+from judge.engine.orders import Order
 from judge.engine.phases import Phase, PhaseKind
 from judge.engine.position import Dislodged, Position
 from judge.engine.results import OrderResult
 from judge.engine.rules import CivilDisorder, Rules
-from judge.engine.seasons import SeasonOutcome, adjudicate_season
 from judge.engine.units import Unit, UnitType
+
+if TYPE_CHECKING:  # a season's modules are imported when a season's document comes
+    from judge.engine.conditional import Item
+    from judge.engine.seasons import SeasonOutcome
 
 
 class DocumentError(ValueError):
     """A malformed input document; the message names the key and the fix."""
 
 
+#: The most answers each per-map memo below keeps: far more than a map has names and
+#: units, so every document spelled the usual way is answered from it, and a stream of
+#: odd spellings cannot make it grow without bound.
+_MEMO_LIMIT = 4096
+#: The longest text the memos keep an answer for (no name is longer).
+_MEMO_TEXT_MAX = 64
+
+
+class _Memo:
+    """One map's answers to the lookups a document needs again and again (``"A PAR"`` is
+    read in almost every document of a game): the same answers as the map gives, kept.
+    The map is immutable, so an answer never goes stale."""
+
+    __slots__ = ("formats", "game_map", "locations", "powers", "unit_texts", "units", "values")
+
+    def __init__(self, game_map: Map) -> None:
+        self.game_map = game_map
+        self.powers: dict[str, str | None] = {}
+        self.locations: dict[str, str | None] = {}
+        self.units: dict[str, tuple[UnitType, str]] = {}
+        #: The unit a power's unit text reads as (units are immutable values, so one
+        #: object serves every document that has it).
+        self.values: dict[tuple[str, str], Unit] = {}
+        self.formats: dict[Order, tuple[str, str]] = {}
+        #: A location's unit as written out: ("A PAR", "F PAR").
+        self.unit_texts: dict[str, tuple[str, str]] = {}
+
+
+_MEMOS: dict[int, _Memo] = {}
+
+
+def _memo(game_map: Map) -> _Memo:
+    memo = _MEMOS.get(id(game_map))
+    if memo is None or memo.game_map is not game_map:
+        if len(_MEMOS) >= 16:  # maps made and dropped (tests): start again
+            _MEMOS.clear()
+        memo = _MEMOS[id(game_map)] = _Memo(game_map)
+    return memo
+
+
+def _keep(table: dict[Any, Any], key: Any, value: Any) -> None:
+    if len(table) < _MEMO_LIMIT:
+        table[key] = value
+
+
 def _power(game_map: Map, text: object, where: str) -> str:
-    if not isinstance(text, str) or (power := game_map.find_power(text)) is None:
-        raise DocumentError(
-            f"{where}: {text!r} is not a power; use one of {', '.join(game_map.powers)}"
-        )
+    powers = _memo(game_map).powers
+    power = powers.get(text) if isinstance(text, str) else None
+    if power is None:
+        if not isinstance(text, str) or (power := game_map.find_power(text)) is None:
+            raise DocumentError(
+                f"{where}: {text!r} is not a power; use one of {', '.join(game_map.powers)}"
+            )
+        if len(text) <= _MEMO_TEXT_MAX:
+            _keep(powers, text, power)
     return power
 
 
 def _location(game_map: Map, text: object, where: str) -> str:
-    if not isinstance(text, str) or (loc := game_map.find_location(text)) is None:
-        raise DocumentError(f"{where}: {text!r} is not a province or coast of the map")
+    locations = _memo(game_map).locations
+    loc = locations.get(text) if isinstance(text, str) else None
+    if loc is None:
+        if not isinstance(text, str) or (loc := game_map.find_location(text)) is None:
+            raise DocumentError(f"{where}: {text!r} is not a province or coast of the map")
+        if len(text) <= _MEMO_TEXT_MAX:
+            _keep(locations, text, loc)
     return loc
 
 
 def _unit(game_map: Map, power: str, text: object, where: str) -> Unit:
+    units = _memo(game_map).units
+    known = units.get(text) if isinstance(text, str) else None
+    if known is not None:
+        return Unit(power, known[0], known[1])
     if not isinstance(text, str):
         raise DocumentError(f'{where}: expected a unit such as "F LON", got {text!r}')
     kind, _, rest = text.strip().partition(" ")
@@ -69,6 +131,8 @@ def _unit(game_map: Map, power: str, text: object, where: str) -> Unit:
         location = game_map.province_of(location)
     elif not game_map.can_hold(unit_type, location):
         raise DocumentError(f"{where}: a fleet cannot stand at {text!r} (a coast may be missing)")
+    if len(text) <= _MEMO_TEXT_MAX:
+        _keep(units, text, (unit_type, location))
     return Unit(power, unit_type, location)
 
 
@@ -98,11 +162,22 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
         phase = Phase.parse(str(doc.get("phase", "")))
     except ValueError as err:
         raise DocumentError(f"'phase': {err}") from None
+    memo = _memo(game_map)
+    values = memo.values
     units: list[Unit] = []
     for power_text, items in _mapping(doc, "units", True).items():
-        power = _power(game_map, power_text, f"units.{power_text}")
-        for item in _list(items, f"units.{power_text}"):
-            units.append(_unit(game_map, power, item, f"units.{power_text}"))
+        where = f"units.{power_text}"
+        power = _power(game_map, power_text, where)
+        for item in _list(items, where):
+            # The usual spelling is answered from the memo; anything else is read and
+            # checked by _unit (and remembered when it is good).
+            held = (power, item) if type(item) is str else None
+            unit = values.get(held) if held is not None else None
+            if unit is None:
+                unit = _unit(game_map, power, item, where)
+                if held is not None and len(item) <= _MEMO_TEXT_MAX:
+                    _keep(values, held, unit)
+            units.append(unit)
     dislodged: list[Dislodged] = []
     for power_text, items in _mapping(doc, "dislodged").items():
         power = _power(game_map, power_text, f"dislodged.{power_text}")
@@ -126,12 +201,17 @@ def position_from_document(doc: Mapping[str, Any], game_map: Map | None = None) 
     if "centers" in doc or "centres" in doc:
         centres = {}
         key = "centers" if "centers" in doc else "centres"
+        known_locations = memo.locations
         for power_text, items in _mapping(doc, key).items():
-            power = _power(game_map, power_text, f"{key}.{power_text}")
-            for item in _list(items, f"{key}.{power_text}"):
-                prov = game_map.province_of(_location(game_map, item, f"{key}.{power_text}"))
+            where = f"{key}.{power_text}"
+            power = _power(game_map, power_text, where)
+            for item in _list(items, where):
+                place = known_locations.get(item) if type(item) is str else None
+                if place is None:
+                    place = _location(game_map, item, where)
+                prov = game_map.province_of(place)
                 if prov not in game_map.supply_centres:
-                    raise DocumentError(f"{key}.{power_text}: {item!r} is not a supply centre")
+                    raise DocumentError(f"{where}: {item!r} is not a supply centre")
                 centres[prov] = power
     try:
         return Position.build(game_map, phase, units, centres, dislodged)
@@ -143,15 +223,36 @@ def _up(location: str) -> str:
     return location.upper()
 
 
+def _unit_key(unit: Unit) -> tuple[str, str]:
+    return unit.power, unit.location
+
+
+def _letter(unit_type: UnitType) -> str:
+    """A unit's type as the documents write it (compared, not looked up: hashing an enum
+    member runs Python code)."""
+    return "A" if unit_type is UnitType.ARMY else "F"
+
+
 def position_to_document(position: Position) -> dict[str, Any]:
     """The output keys ``phase``, ``units``, ``dislodged``, ``centers`` of a position."""
     units: dict[str, list[str]] = {}
-    for unit in sorted(position.units.values(), key=lambda u: (u.power, u.location)):
-        units.setdefault(unit.power, []).append(f"{unit.type.value} {_up(unit.location)}")
+    written = _memo(position.map).unit_texts
+    for unit in sorted(position.units.values(), key=_unit_key):
+        location = unit.location
+        pair = written.get(location)
+        if pair is None:
+            pair = (f"A {location.upper()}", f"F {location.upper()}")
+            _keep(written, location, pair)
+        text = pair[0] if unit.type is UnitType.ARMY else pair[1]
+        listed = units.get(unit.power)
+        if listed is None:
+            units[unit.power] = [text]
+        else:
+            listed.append(text)
     dislodged: dict[str, dict[str, list[str]]] = {}
     for entry in sorted(position.dislodged.values(), key=lambda d: (d.unit.power, d.unit.location)):
         u = entry.unit
-        dislodged.setdefault(u.power, {})[f"{u.type.value} {_up(u.location)}"] = [
+        dislodged.setdefault(u.power, {})[f"{_letter(u.type)} {_up(u.location)}"] = [
             _up(r) for r in entry.retreats
         ]
     centres: dict[str, list[str]] = {}
@@ -167,17 +268,30 @@ def position_to_document(position: Position) -> dict[str, Any]:
 
 def result_to_document(result: OrderResult, game_map: Map) -> dict[str, Any]:
     """One order's result: the order in short and long form, success and notes."""
-    from judge.engine.notation import format_order
+    return _result_document(result, game_map, _memo(game_map).formats)
 
+
+def _result_document(
+    result: OrderResult, game_map: Map, formats: dict[Order, tuple[str, str]]
+) -> dict[str, Any]:
+    order = result.order
+    written = formats.get(order)
+    if written is None:
+        from judge.engine.notation import format_order
+
+        written = (format_order(order, game_map, short=True).upper(), format_order(order, game_map))
+        _keep(formats, order, written)
     return {
         "power": result.power,
-        "order": format_order(result.order, game_map, short=True).upper(),
-        "text": format_order(result.order, game_map),
+        "order": written[0],
+        "text": written[1],
         "result": "success" if result.success else "failure",
         "notes": [
             {"note": r.note.value, **({"culprit": _up(r.culprit)} if r.culprit else {})}
             for r in result.reasons
-        ],
+        ]
+        if result.reasons
+        else [],
         "default": result.default,
     }
 
@@ -234,12 +348,13 @@ def adjudication_to_document(out: Adjudication) -> dict[str, Any]:
     """The whole output document of one adjudication."""
     game_map = out.position.map
     doc = position_to_document(out.position)
-    doc["results"] = [result_to_document(r, game_map) for r in out.results]
+    formats = _memo(game_map).formats
+    doc["results"] = [_result_document(r, game_map, formats) for r in out.results]
     doc["rejected"] = [
         {"power": r.power, "order": r.text, "code": r.code, "message": r.message}
         for r in out.rejected
     ]
-    doc["destroyed"] = [f"{u.power} {u.type.value} {_up(u.location)}" for u in out.destroyed]
+    doc["destroyed"] = [f"{u.power} {_letter(u.type)} {_up(u.location)}" for u in out.destroyed]
     doc["skipped"] = [p.code for p in out.skipped]
     doc["winner"] = out.winner
     return doc
@@ -271,6 +386,8 @@ def _orders(doc: Mapping[str, Any], game_map: Map) -> list[tuple[str | None, str
 
 def _ahead(doc: Mapping[str, Any], game_map: Map) -> dict[PhaseKind, dict[str, list[Item]]]:
     """The orders given ahead under ``retreats`` and ``adjustments``, blocks read."""
+    from judge.engine.conditional import parse_blocks
+
     ahead: dict[PhaseKind, dict[str, list[Item]]] = {}
     for key, kind in SEASON_KEYS:
         for power_text, items in _mapping(doc, key).items():
@@ -343,4 +460,6 @@ def adjudicate_document(doc: Mapping[str, Any], rules: Rules | None = None) -> d
             f"'phase': a season starts with its moves; {position.phase.code} is not a"
             " movement phase"
         )
+    from judge.engine.seasons import adjudicate_season
+
     return season_to_document(adjudicate_season(position, orders, _ahead(doc, game_map), rules))

@@ -56,9 +56,11 @@ __all__ = [
     "ParsedOrder",
     "format_order",
     "implied_orders",
+    "parse_fast",
     "parse_order",
     "parse_order_with_power",
     "parse_orders",
+    "parse_words",
 ]
 
 
@@ -199,7 +201,15 @@ class _Tables:
     daide_location: dict[str, str]  # 'ECH' -> 'eng' (provinces only)
     daide_power: dict[str, str]  # 'ENG' -> 'England'
     adjectives: frozenset[str]  # 'english', ...
+    #: What the fast paths made of a line already read, one table a phase kind (none,
+    #: movement, retreat, adjustment: see :func:`parse_fast`); the same text always reads
+    #: the same on one map, and a game repeats its orders a lot.
+    fast: tuple[dict[str, Order | None], ...]
 
+
+#: The most lines each map's ``fast`` memo keeps (more than the distinct orders of many
+#: games; a stream of new ones is still read, just not remembered).
+_FAST_MEMO_LIMIT = 8192
 
 _TABLES: dict[int, tuple[Map, _Tables]] = {}
 
@@ -213,7 +223,7 @@ def _tables(game_map: Map) -> _Tables:
     }
     daide_power = {token.upper(): power for power, token in game_map.power_daide.items()}
     adjectives = frozenset(adj.lower() for adj in game_map.power_adjective.values())
-    tables = _Tables(daide_location, daide_power, adjectives)
+    tables = _Tables(daide_location, daide_power, adjectives, ({}, {}, {}, {}))
     _TABLES[id(game_map)] = (game_map, tables)
     return tables
 
@@ -1002,13 +1012,228 @@ def parse_short(text: str, game_map: Map, kind: PhaseKind | None = None) -> Orde
     return SupportMove(unit_type, location, target_type, target, dest)
 
 
-_fast = parse_short
+# The common spellings outside the canonical form (``A PAR - BUR``, ``F NTH C A LON - NWY``,
+# ``A PAR S A MAR - BUR``, ``A LON - NWY VIA``, ``Army Paris moves to Burgundy``, ``F StP/NC
+# -> Bar``) are read by a small reader over words that follows the general parser's own
+# rules step by step, but only where they cannot differ: every name is a whole run of
+# words that is exactly a name of the map, every word is plain ASCII, and anything the
+# general parser would refuse, correct or read in a roundabout way (articles, fillers,
+# routes, proxies, parentheses, misspellings, a power prefix, DAIDE) is left to it.  The
+# property tests (tests/engine/test_notation_fast.py) hold the two to the same answer.
+
+#: Longest line the word reader looks at (longer than any order it reads).
+_WORDS_MAX = 120
+#: The characters the word reader accepts at all: ASCII letters, spaces, '-', '>', '/'.
+_WORDS_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ ->/")
+#: A move: the dash, the arrow ('->' and '>' are one arrow token to the general parser
+#: as here, after '->' is written '>') or a move word.
+_MOVE_TOKENS = _MOVE | {"-", ">"}
+_COAST_CODES = frozenset({"nc", "sc", "ec", "wc"})
+_TO = frozenset({"to"})
+#: Tokens that end a name: order words and symbols.
+_NAME_STOP = _KEYWORDS | {"-", ">", "/"}
+
+
+def _words_run(
+    toks: list[str], i: int, aliases: dict[str, str], coasts: dict[str, tuple[str, ...]]
+) -> tuple[str, int] | None:
+    """The location named by the run of plain words at ``toks[i]`` (stopping at an order
+    word or a symbol), with an optional ``/nc`` after it: (location, next index), or
+    ``None`` unless the whole run is exactly a name of the map (as the general parser's
+    longest match then is the whole run too)."""
+    n = len(toks)
+    if i >= n:
+        return None
+    first = toks[i]
+    j = i + 1
+    while j < n and toks[j] not in _NAME_STOP:
+        j += 1
+    if first in _NAME_STOP or j - i > _MAX_NAME_WORDS or first in _FILLERS or first in _ARTICLES:
+        return None
+    location = aliases.get(first if j == i + 1 else "".join(toks[i:j]))
+    if location is None:
+        return None
+    if j < n and toks[j] == "/":
+        # 'stp/nc': one of the four two-letter codes, for a coast the province has; the
+        # general parser's parse_coast reads it the same way.
+        if "/" in location or j + 2 > n or toks[j + 1] not in _COAST_CODES:
+            return None
+        coast = aliases.get(location + toks[j + 1])
+        if coast is None or not coast.startswith(location + "/"):
+            coast = f"{location}/{toks[j + 1]}"
+        return (coast, j + 2) if coast in coasts.get(location, ()) else None
+    return location, j
+
+
+def _words_unit(
+    toks: list[str], i: int, aliases: dict[str, str], coasts: dict[str, tuple[str, ...]]
+) -> tuple[UnitType, str, int] | None:
+    """A unit at ``toks[i]``: its type word, then a name (``A PAR``, ``Fleet North Sea``)."""
+    unit_type = _TYPES.get(toks[i]) if i < len(toks) else None
+    if unit_type is None:
+        return None
+    read = _words_run(toks, i + 1, aliases, coasts)
+    return None if read is None else (unit_type, read[0], read[1])
+
+
+def parse_words(text: str, game_map: Map, kind: PhaseKind | None = None) -> Order | None:
+    """The order if ``text`` is one of the common plain spellings the general parser reads
+    (``A PAR - BUR``, ``F NTH C A LON - NWY``, ``A LON - NWY VIA``, ``A PAR D``, ``WAIVE``,
+    ``Army Paris moves to Burgundy``), else ``None`` (then the general parser decides,
+    and gives the error if there is one).  Where it gives an order, it is the one the
+    general parser gives for the same text and phase kind.
+
+    >>> parse_words("Fleet North Sea convoys Army London to Norway", standard_map())
+    ... # doctest: +ELLIPSIS
+    Convoy(unit_type=<UnitType.FLEET: 'F'>, location='nth', target_type=<UnitType.ARMY: 'A'>, ...)
+    >>> parse_words("A Par R Bur", standard_map(), PhaseKind.RETREAT) is None
+    True
+    """
+    if len(text) > _WORDS_MAX or not _WORDS_CHARS.issuperset(text) or "--" in text:
+        return None
+    low = text.lower()
+    if ">" in low:
+        low = low.replace("->", ">").replace(">", " > ")
+    if "-" in low:
+        low = low.replace("-", " - ")
+    if "/" in low:
+        low = low.replace("/", " / ")
+    toks = low.split()
+    n = len(toks)
+    if n == 0 or toks[-1] == "wve":  # 'ENG WVE' is DAIDE's
+        return None
+    aliases = game_map.aliases
+    coasts = game_map.coasts
+    first = toks[0]
+    if first in _WAIVE:
+        return Waive() if n == 1 else None
+    keyword = None
+    i = 0
+    if first in _BUILD or first in _REMOVE or first in _DISBAND:
+        keyword = first
+        i = 1
+    if i + 1 < n and toks[i + 1] in _TYPES:
+        return None  # 'a army': the general parser skips an article
+    head = _words_unit(toks, i, aliases, coasts)
+    if head is None:
+        return None
+    unit_type, location, i = head
+    if keyword is not None:
+        return _adjust(keyword, unit_type, location, kind) if i == n else None
+    if i == n:
+        return Build(unit_type, location, implied=True) if kind is PhaseKind.ADJUSTMENT else None
+    w = toks[i]
+    i += 1
+    if w in _MOVE_TOKENS or w in _RETREAT:
+        retreat = kind is PhaseKind.RETREAT or w in _RETREAT
+        if w in _RETREAT and i < n and toks[i] in _MOVE_TOKENS:
+            i += 1
+        if i < n and toks[i] in _TO:
+            i += 1
+        read = _words_run(toks, i, aliases, coasts)
+        if read is None:
+            return None
+        destination, i = read
+        via = i < n and toks[i] in _VIA
+        if via:
+            i += 2 if i + 1 < n and toks[i + 1] in _CONVOY else 1
+        if i != n:
+            return None
+        if retreat:
+            return None if via else Retreat(unit_type, location, destination)
+        return Move(unit_type, location, destination, via_convoy=via)
+    if w in _HOLD:
+        return Hold(unit_type, location) if i == n else None
+    if w in _WAIVE:
+        return Waive(unit_type, location) if i == n else None
+    if w in _BUILD or w in _REMOVE or w in _DISBAND:
+        return _adjust(w, unit_type, location, kind) if i == n else None
+    supporting = w in _SUPPORT
+    if not supporting and w not in _CONVOY:
+        return None
+    if i + 1 < n and toks[i + 1] in _TYPES:
+        return None  # 'a army' again
+    target = _words_unit(toks, i, aliases, coasts)
+    if target is None:
+        return None
+    target_type, target_location, i = target
+    if supporting and (i == n or (i + 1 == n and toks[i] in _HOLD)):
+        return SupportHold(unit_type, location, target_type, target_location)
+    if i == n or toks[i] not in _MOVE_TOKENS:
+        return None
+    i += 1
+    if i < n and toks[i] in _TO:
+        i += 1
+    read = _words_run(toks, i, aliases, coasts)
+    if read is None:
+        return None
+    destination, i = read
+    if supporting:
+        if i != n:
+            return None
+        return SupportMove(unit_type, location, target_type, target_location, destination)
+    if i < n and toks[i] in _VIA:
+        i += 2 if i + 1 < n and toks[i + 1] in _CONVOY else 1
+    if i != n:
+        return None
+    return Convoy(unit_type, location, target_type, target_location, destination)
+
+
+def _adjust(keyword: str, unit_type: UnitType, location: str, kind: PhaseKind | None) -> Order:
+    """What the general parser makes of an adjustment word for a unit (``_Parser.adjustment``)."""
+    if keyword in _BUILD:
+        return Build(unit_type, location)
+    if keyword in _DISBAND:
+        return (
+            Remove(unit_type, location)
+            if kind is PhaseKind.ADJUSTMENT
+            else Disband(unit_type, location)
+        )
+    if kind is PhaseKind.RETREAT:
+        return Disband(unit_type, location)
+    return Remove(unit_type, location)
+
+
+def fast_orders_read(game_map: Map, kind: PhaseKind | None) -> dict[str, Order | None]:
+    """The lines :func:`parse_fast` has read already for ``kind`` on ``game_map``, and what
+    it made of them (``None``: left to the general parser); a caller reading many lines
+    may look there first.  Not to be changed."""
+    # The table is chosen by identity: hashing an enum member runs Python code.
+    tables = _tables(game_map).fast
+    if kind is None:
+        return tables[0]
+    if kind is PhaseKind.MOVEMENT:
+        return tables[1]
+    if kind is PhaseKind.RETREAT:
+        return tables[2]
+    return tables[3]
+
+
+def parse_fast(text: str, game_map: Map, kind: PhaseKind | None = None) -> Order | None:
+    """The order if ``text`` is in the canonical short form or a common plain spelling
+    (:func:`parse_short`, then :func:`parse_words`), else ``None``: the general parser's
+    answer whenever there is one, much faster."""
+    memo = fast_orders_read(game_map, kind)
+    if text in memo:
+        return memo[text]
+    order = parse_short(text, game_map, kind) or parse_words(text, game_map, kind)
+    if len(memo) < _FAST_MEMO_LIMIT and len(text) <= _WORDS_MAX:
+        memo[text] = order
+    return order
+
+
+_fast = parse_fast
 
 
 def _parse_one(text: str, game_map: Map, kind: PhaseKind | None) -> tuple[str | None, Order]:
     fast = _fast(text.strip(), game_map, kind)
     if fast is not None:
         return None, fast
+    return _parse_general(text, game_map, kind)
+
+
+def _parse_general(text: str, game_map: Map, kind: PhaseKind | None) -> tuple[str | None, Order]:
+    """The general parser, every syntax (no fast path): what the fast paths must match."""
     whole = text.strip()
     body = whole.rstrip(" \t.")
     if not body:

@@ -67,12 +67,13 @@ class Position:
             phase = Phase.parse(phase)
         by_province: dict[str, Unit] = {}
         for unit in units:
-            if unit.province in by_province:
+            province = unit.province
+            if province in by_province:
                 raise ValueError(
-                    f"two units in {game_map.province_name.get(unit.province, unit.province)}:"
-                    f" {by_province[unit.province].short()} and {unit.short()}"
+                    f"two units in {game_map.province_name.get(province, province)}:"
+                    f" {by_province[province].short()} and {unit.short()}"
                 )
-            by_province[unit.province] = unit
+            by_province[province] = unit
         return cls(
             game_map,
             phase,
