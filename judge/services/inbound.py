@@ -55,6 +55,11 @@ MAX_ATTEMPTS = 3
 #: How long one transaction of processing may run before it commits what it did so far
 #: and lets the other writers in (storing new mail first of all: SQLite has one writer).
 BATCH_SECONDS = 0.5
+#: How long the passwords of a batch's sign-ons may take to verify before its
+#: transaction (:mod:`judge.services.preverify`; no lock is held meanwhile) before the
+#: batch is cut after the messages done: a batch of new players' first sign-ons (some
+#: 20 ms of argon2 each) is verified whole, and its later messages are not decoded again.
+PREVERIFY_SECONDS = 2.0
 #: The pause between two batches of a backlog.
 BATCH_GAP_SECONDS = 0.003
 #: The most of a parked message's subject its sender's answer quotes.
@@ -136,8 +141,9 @@ def process_batch(
     messages are decoded, and their sign-ons' passwords verified
     (:mod:`judge.services.preverify`), before the transaction starts, so that neither
     holds the write lock; the batch is cut after the messages whose passwords were
-    verified within ``budget``.  When anything fails, the whole transaction is undone and
-    every message of the batch is processed again in a transaction of its own
+    verified within :data:`PREVERIFY_SECONDS`.  When anything fails, the whole
+    transaction is undone and every message of the batch is processed again in a
+    transaction of its own
     (:func:`process_one`), so the failing one is marked alone and the others go through.
     Failures are rare (a bug, the database going away), so the common case pays for no
     savepoints.
@@ -147,7 +153,9 @@ def process_batch(
         return {only: process_one(sessions, judge, only, now, progress=progress)}
     _count_attempts(sessions, inbound_ids)
     decoded, sizes = _decode_rows(sessions, judge, inbound_ids, progress)
-    verdicts, covered = _preverified(sessions, judge, inbound_ids, decoded, sizes, now, budget)
+    verdicts, covered = _preverified(
+        sessions, judge, inbound_ids, decoded, sizes, now, PREVERIFY_SECONDS
+    )
     states: dict[int, str] = {}
     try:
         with sessions() as session, session.begin():
