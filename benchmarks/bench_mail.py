@@ -459,6 +459,9 @@ class Delivery:
     started: float = 0.0  # monotonic, when the first message was handed over
     ended: float = 0.0  # monotonic, when the last was acknowledged
     at: dict[str, tuple[float, float]] = field(default_factory=dict)  # id -> (monotonic, epoch)
+    #: How long the server took to acknowledge each message (the SMTP store's latency as
+    #: the sender sees it: the embedded server answers once the message is committed).
+    took: dict[str, float] = field(default_factory=dict)
 
 
 def deliver(messages: list[Outgoing], mode: str, port: int, pace: float = 0.0) -> Delivery:
@@ -480,10 +483,12 @@ def deliver(messages: list[Outgoing], mode: str, port: int, pace: float = 0.0) -
                 delay = result.started + number / pace - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
+            handed = time.monotonic()
             refused = client.sendmail(message.sender, [recipient], message.raw)
             if refused:
                 raise BenchError(f"{message.message_id} refused: {refused}")
             result.at[message.message_id] = (time.monotonic(), time.time())
+            result.took[message.message_id] = result.at[message.message_id][0] - handed
         result.ended = time.monotonic()
         client.quit()
     finally:
@@ -587,9 +592,11 @@ class DbRow:
     sent: float | None
 
 
-def read_database(url: str, wanted: set[str]) -> tuple[dict[str, DbRow], int, str]:
+def read_database(
+    url: str, wanted: set[str], game: str | None = GAME
+) -> tuple[dict[str, DbRow], int, str]:
     """Per benchmark message: stored, processed, confirmation sent (epoch seconds); the
-    number of refused orders; and the game's phase."""
+    number of refused orders; and ``game``'s phase (None: no game, phase "")."""
     from sqlalchemy import create_engine, text
 
     engine = create_engine(url)
@@ -610,9 +617,13 @@ def read_database(url: str, wanted: set[str]) -> tuple[dict[str, DbRow], int, st
             refused = connection.execute(
                 text("SELECT COUNT(*) FROM orders WHERE error IS NOT NULL")
             ).scalar_one()
-            phase = connection.execute(
-                text("SELECT phase FROM games WHERE name = :name"), {"name": GAME}
-            ).scalar_one()
+            phase = (
+                ""
+                if game is None
+                else connection.execute(
+                    text("SELECT phase FROM games WHERE name = :name"), {"name": game}
+                ).scalar_one()
+            )
         return rows, int(refused), str(phase)
     finally:
         engine.dispose()
@@ -881,6 +892,148 @@ def run_configuration(
     return outcome
 
 
+# -- first sign-ons ----------------------------------------------------------------------
+
+
+def first_signon_messages(count: int, run: str) -> tuple[list[Outgoing], int]:
+    """One order email from each of ``count`` distinct players, in games ``g00000``...
+    of :data:`benchmarks.many_games.DISTINCT_GAME_FILE` (seven players a game, each with
+    an address and a password of its own): every message is its player's first sign-on.
+    Returns the messages and the number of games they need."""
+    from benchmarks.many_games import player_address, player_password
+
+    games = -(-count // len(POWERS))
+    game_map = standard_map()
+    sets = order_sets(games)
+    messages = []
+    for i in range(count):
+        game, power = f"g{i // len(POWERS):05d}", POWERS[i % len(POWERS)]
+        sender = player_address(game, power)
+        message_id = f"<first.{run}.{i + 1}@players.example>"
+        orders = sets[power][i // len(POWERS)]
+        signon = f"SIGNON {game_map.power_letter[power]}{game} {player_password(game, power)}"
+        body = "\r\n".join([signon, *orders, "SIGNOFF"])
+        raw = (
+            f"From: {power} <{sender}>\r\n"
+            f"To: {JUDGE_ADDRESS}\r\n"
+            f"Subject: {power} orders in {game}\r\n"
+            f"Date: {formatdate(localtime=False)}\r\n"
+            f"Message-ID: {message_id}\r\n"
+            "MIME-Version: 1.0\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n"
+            "\r\n"
+            f"{body}\r\n"
+        ).encode()
+        messages.append(Outgoing(message_id, power, sender, raw))
+    return messages, games
+
+
+def set_up_first_signons(config: Path, games: int, directory: Path) -> None:
+    """``games`` running games made by :func:`benchmarks.many_games.make_games` with
+    :data:`~benchmarks.many_games.DISTINCT_GAME_FILE` (argon2 once per player), started
+    now; their game-start mails are marked sent, so that the judge's sender is idle
+    while the sign-ons are timed."""
+    from sqlalchemy import update
+
+    from benchmarks.many_games import DISTINCT_GAME_FILE, make_games
+    from judge.db.models import OutboundMessage, OutboundState
+    from judge.runtime.bootstrap import open_app
+
+    app = open_app(config=config)
+    started = time.monotonic()
+    try:
+        make_games(
+            app, games, directory / "games", start=datetime.now(UTC), game_file=DISTINCT_GAME_FILE
+        )
+        with app.sessions() as session, session.begin():
+            session.execute(
+                update(OutboundMessage).values(state=OutboundState.SENT, sent_at=datetime.now(UTC))
+            )
+    finally:
+        for maker in (app.sessions, app.store_sessions):
+            maker.kw["bind"].dispose()
+    print(f"  {games} games of 7 players made and started in {time.monotonic() - started:.1f} s "
+          "(benchmarks/many_games.py, a password of its own for every player)")  # fmt: skip
+
+
+def run_first_signons(
+    args: argparse.Namespace, stack: contextlib.ExitStack, postgres: PostgresServer | None
+) -> Outcome:
+    """``--first-signons``: every message is a new player's first sign-on (its password
+    verified by argon2 once), delivered by the embedded SMTP server at ``--rate``."""
+    count = args.first_signons
+    print(f"\n== configuration: first sign-ons, {count} players (embedded SMTP server)")
+    directory = Path(tempfile.mkdtemp(prefix="bench-mail-first-"))
+    if args.keep:
+        print(f"  files kept in {directory}")
+    else:
+        stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    sink = TimedSink()
+    sink.start()
+    stack.callback(sink.close)
+    inbound_port = free_port()
+    if postgres is not None:
+        database_url = new_postgres_database(postgres.url, f"bench_first_{uuid.uuid4().hex[:8]}")
+    else:
+        database_url = f"sqlite:///{directory / 'var' / 'judge.db'}"
+    config = write_settings(directory, sink, None, inbound_port, database_url)
+    messages, games = first_signon_messages(count, uuid.uuid4().hex[:8])
+    set_up_first_signons(config, games, directory)
+    judge = Subprocess(config, directory / "serve.log")
+    stack.callback(judge.stop)
+    print(f"  judge: {shlex.join(judge.command)}")
+    wait_ready(judge, "smtp", inbound_port)
+    pace = f"{args.rate:g} a second" if args.rate > 0 else "as fast as delivery goes"
+    print(f"  delivering {count} first sign-ons by SMTP to the judge, {pace}...")
+    cpu_before = judge.cpu_seconds()
+    delivery = deliver_from_another_process(messages, "smtp", inbound_port, args.rate)
+    wanted = {m.message_id for m in messages}
+    wait_for_replies(sink, wanted, args.stall)
+    busy = time.monotonic() - delivery.started
+    cpu = judge.cpu_seconds() - cpu_before
+    judge.stop()
+    log_text = judge.log.read_text("utf-8", "replace") if judge.log.exists() else ""
+    if re.search(r" (ERROR|CRITICAL) ", log_text):
+        print(f"  the judge logged errors; see {judge.log}")
+    rows, refused, _phase = read_database(database_url, wanted, game=None)
+    with sink.changed:
+        arrived = {k: v for k, v in sink.arrived.items() if k in wanted}
+    took = list(delivery.took.values())
+    received = [r.received for r in rows.values()]
+    processed = [r.processed for r in rows.values() if r.processed is not None]
+    states: dict[str, int] = {}
+    for row in rows.values():
+        states[row.state] = states.get(row.state, 0) + 1
+    confirmed = sum(1 for r in rows.values() if r.sent is not None)
+    print(f"    delivered:  {rate(count, delivery.ended - delivery.started)}")
+    print(f"    SMTP store latency (s, each message's DATA to the server's answer): "
+          f"p50 {percentile(took, 0.5):.3f}  p95 {percentile(took, 0.95):.3f}  "
+          f"max {max(took):.3f}")  # fmt: skip
+    print(f"    database: {len(rows)} stored, states {states}, {confirmed} order "
+          f"confirmations sent ({len(arrived)} replies in the sink), {refused} order(s) "
+          "refused")  # fmt: skip
+    if received and processed:
+        print(f"    stored (received_at span):      "
+              f"{rate(len(received), max(received) - min(received))}")  # fmt: skip
+        print(f"    processed (processed_at span):  "
+              f"{rate(len(processed), max(processed) - min(processed))}")  # fmt: skip
+        first = min(at[1] for at in delivery.at.values())
+        span = max(processed) - first
+        print(f"    first delivery -> last processed: {rate(len(processed), span)}")
+        queued = [r.processed - r.received for r in rows.values() if r.processed is not None]
+        print(f"    stored -> processed (s): {summary(queued)}")
+    print(f"    CPU from first delivery to last reply ({busy:.3f} s): judge serve and its "
+          f"workers {cpu:.3f} s ({cpu / count * 1000:.2f} ms a message)")  # fmt: skip
+    latencies = [arrived[k][0] - delivery.at[k][0] for k in arrived if k in delivery.at]
+    end = max((a[0] for a in arrived.values()), default=delivery.started)
+    return Outcome(
+        "first",
+        len(arrived),
+        len(arrived) / (end - delivery.started) if end > delivery.started else 0.0,
+        percentile(latencies, 0.95) if latencies else 0.0,
+    )
+
+
 # -- main ------------------------------------------------------------------------------
 
 
@@ -927,6 +1080,14 @@ def main(argv: list[str] | None = None) -> int:
         help="the judge's database: a SQLite file (default), or a private PostgreSQL server "
         "started for the run (tests/support/pgserver.py, fsync on)",
     )
+    parser.add_argument(
+        "--first-signons",
+        type=int,
+        default=0,
+        metavar="M",
+        help="instead: M distinct new players (in M/7 games of benchmarks/many_games.py) "
+        "each send their first orders by the embedded SMTP server at --rate",
+    )
     parser.add_argument("--keep", action="store_true", help="keep the temporary directories")
     args = parser.parse_args(argv)
     if args.messages < 1:
@@ -958,6 +1119,10 @@ def main(argv: list[str] | None = None) -> int:
                 except PostgresError as err:
                     raise BenchError(str(err)) from None
                 print(f"database: a private PostgreSQL server at {postgres.url}")
+            if args.first_signons:
+                with contextlib.ExitStack() as stack:
+                    outcomes.append(run_first_signons(args, stack, postgres))
+                return 0
             for mode in modes:
                 with contextlib.ExitStack() as stack:
                     outcomes.append(run_configuration(args, mode, stack, postgres))

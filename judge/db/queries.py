@@ -882,3 +882,39 @@ def delete_pictures(session: Session, game_id: int, phases: Sequence[str]) -> No
         session.execute(
             delete(Picture).where(Picture.game_id == game_id, Picture.phase.in_(list(phases)))
         )
+
+
+def password_hash_count(session: Session) -> int:
+    """How many password hashes the database holds: the players' own and takeover
+    passwords, the game masters' and the observers' (one statement)."""
+    counts = [
+        select(func.count()).select_from(table).where(column.is_not(None)).scalar_subquery()
+        for table, column in (
+            (Player, Player.password_hash),
+            (Player, Player.takeover_hash),
+            (Game, Game.master_password_hash),
+            (Game, Game.observer_password_hash),
+        )
+    ]
+    return sum(int(count or 0) for count in session.execute(select(*counts)).one())
+
+
+def signon_seats(
+    session: Session, names: Iterable[str]
+) -> tuple[list[Game], list[Player], list[SignonGuard]]:
+    """The games called ``names`` (lower case), their players and their sign-on guards:
+    what checking their sign-ons needs, in three statements (a chunk of names each)."""
+    wanted = sorted(set(names))
+    games: list[Game] = []
+    for start in range(0, len(wanted), _IN_CHUNK):
+        games += session.scalars(
+            select(Game).where(Game.name.in_(wanted[start : start + _IN_CHUNK]))
+        )
+    ids = [game.id for game in games]
+    players: list[Player] = []
+    guards: list[SignonGuard] = []
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[start : start + _IN_CHUNK]
+        players += session.scalars(select(Player).where(Player.game_id.in_(chunk)))
+        guards += session.scalars(select(SignonGuard).where(SignonGuard.game_id.in_(chunk)))
+    return games, players, guards

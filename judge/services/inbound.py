@@ -34,6 +34,8 @@ from judge.mail.rules import refuse_reason
 from judge.services.context import Judge
 from judge.services.conversation import handle
 from judge.services.intake import read_stored
+from judge.services.passwords import Verdicts
+from judge.services.preverify import preverify
 from judge.services.replies import (
     count_replies,
     cut,
@@ -53,6 +55,11 @@ MAX_ATTEMPTS = 3
 #: How long one transaction of processing may run before it commits what it did so far
 #: and lets the other writers in (storing new mail first of all: SQLite has one writer).
 BATCH_SECONDS = 0.5
+#: How long the passwords of a batch's sign-ons may take to verify before its
+#: transaction (:mod:`judge.services.preverify`; no lock is held meanwhile) before the
+#: batch is cut after the messages done: a batch of new players' first sign-ons (some
+#: 20 ms of argon2 each) is verified whole, and its later messages are not decoded again.
+PREVERIFY_SECONDS = 2.0
 #: The pause between two batches of a backlog.
 BATCH_GAP_SECONDS = 0.003
 #: The most of a parked message's subject its sender's answer quotes.
@@ -131,9 +138,12 @@ def process_batch(
 
     Each message's attempt is counted and committed first, so that one that kills or
     stalls the worker still counts (:func:`process_pending` then tries it alone).  The
-    messages are decoded before the transaction starts, so that their header parsing does
-    not hold the write lock.  When anything fails, the whole transaction is undone and
-    every message of the batch is processed again in a transaction of its own
+    messages are decoded, and their sign-ons' passwords verified
+    (:mod:`judge.services.preverify`), before the transaction starts, so that neither
+    holds the write lock; the batch is cut after the messages whose passwords were
+    verified within :data:`PREVERIFY_SECONDS`.  When anything fails, the whole
+    transaction is undone and every message of the batch is processed again in a
+    transaction of its own
     (:func:`process_one`), so the failing one is marked alone and the others go through.
     Failures are rare (a bug, the database going away), so the common case pays for no
     savepoints.
@@ -142,17 +152,20 @@ def process_batch(
         only = inbound_ids[0]
         return {only: process_one(sessions, judge, only, now, progress=progress)}
     _count_attempts(sessions, inbound_ids)
-    decoded = _decode_rows(sessions, judge, inbound_ids, progress)
+    decoded, sizes = _decode_rows(sessions, judge, inbound_ids, progress)
+    verdicts, covered = _preverified(
+        sessions, judge, inbound_ids, decoded, sizes, now, PREVERIFY_SECONDS
+    )
     states: dict[int, str] = {}
     try:
         with sessions() as session, session.begin():
             started = time.monotonic()
-            rows = queries.inbound_rows(session, inbound_ids)
-            work = UnitOfWork(decoded=decoded)
+            rows = queries.inbound_rows(session, inbound_ids[:covered])
+            work = UnitOfWork(decoded=decoded, verdicts=verdicts)
             senders = {row.sender for row in rows.values() if row.sender}
             count_replies(session, judge, senders, now, work)
             said: list[str] = []
-            for inbound_id in inbound_ids:
+            for inbound_id in inbound_ids[:covered]:
                 if progress is not None:
                     progress()
                 states[inbound_id] = _process_in(
@@ -191,11 +204,12 @@ def process_one(
     first (False: the caller did)."""
     if count:
         _count_attempts(sessions, [inbound_id])
-    decoded = _decode_rows(sessions, judge, [inbound_id], progress)
+    decoded, sizes = _decode_rows(sessions, judge, [inbound_id], progress)
+    verdicts, _covered = _preverified(sessions, judge, [inbound_id], decoded, sizes, now)
     try:
         with sessions() as session, session.begin():
             row = session.get(InboundMessage, inbound_id)
-            work = UnitOfWork(decoded=decoded)
+            work = UnitOfWork(decoded=decoded, verdicts=verdicts)
             if row is not None and row.sender:
                 count_replies(session, judge, {row.sender}, now, work)
             if progress is not None:
@@ -226,19 +240,41 @@ def _decode_rows(
     judge: Judge,
     inbound_ids: Sequence[int],
     progress: Callable[[], None] | None,
-) -> dict[int, IncomingMail]:
+) -> tuple[dict[int, IncomingMail], dict[int, int]]:
     """The messages ``inbound_ids`` decoded (:func:`read_stored`), read without taking
-    the write lock and decoded outside any transaction."""
+    the write lock and decoded outside any transaction; and their sizes as received."""
     with sessions() as session:
         read_only(session)
         stored = queries.inbound_raws(session, inbound_ids)
     decoded = {}
+    sizes = {}
     for inbound_id, (raw, size) in stored.items():
         if progress is not None:
             progress()
         _test_fault(raw)
         decoded[inbound_id] = read_stored(raw, size, judge.settings.max_message_bytes)
-    return decoded
+        sizes[inbound_id] = size
+    return decoded, sizes
+
+
+def _preverified(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    inbound_ids: Sequence[int],
+    decoded: dict[int, IncomingMail],
+    sizes: dict[int, int],
+    now: datetime,
+    budget: float | None = None,
+) -> tuple[Verdicts, int]:
+    """:func:`~judge.services.preverify.preverify`: the passwords of the messages'
+    sign-ons verified with no transaction open, and how many of the messages that
+    covered within ``budget``.  Only a head start: should it fail, the transaction
+    verifies every password itself, as it would any the pass did not see."""
+    try:
+        return preverify(sessions, judge, inbound_ids, decoded, sizes, now, budget)
+    except Exception:
+        log.warning("checking passwords before processing failed", exc_info=True)
+        return Verdicts(), len(inbound_ids)
 
 
 #: The environment variable of the test-only fault hook (:func:`_test_fault`).

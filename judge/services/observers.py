@@ -171,7 +171,7 @@ def _check_password(
             f"{game.name} within an hour, new observers are refused until {until}; "
             "send it again after then"
         )
-    if verify_password(game.observer_password_hash or "", password):
+    if verify_password(game.observer_password_hash or "", password, work.verdicts):
         return
     count_wrong(session, work, game, OBSERVER_SEAT, False, guard, now)
     raise PasswordRefused(

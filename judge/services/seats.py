@@ -39,6 +39,7 @@ __all__ = [
     "hold_over",
     "is_open",
     "resign",
+    "seat_hashes",
     "seat_of",
     "set_seat_address",
     "set_seat_password",
@@ -113,18 +114,18 @@ def sign_on_power(conversation: Conversation, game: Game, player: Player, passwo
         # A game that is over has no seat to take over: its players sign on with their
         # own passwords, whatever became of their seats, to read that no more orders are
         # taken (rather than that its seats no longer change, and their orders unread).
+        hashes = seat_hashes(game, player)
         if is_open(player) and game.status != GameStatus.FINISHED:
             _running(game)
             _other_seat(conversation, game, player, sender)
-            # The player of a power in civil disorder (not ejected) may come back.
-            own = player.password_hash if player.status == PlayerStatus.CIVIL_DISORDER else None
-            found = _check(conversation, game, player, password, (own, player.takeover_hash),
+            own = hashes[0]
+            found = _check(conversation, game, player, password, hashes,
                            lambda: _open_refusal(game, player, own_allowed=bool(own)))  # fmt: skip
         elif sender == player.address or game.status == GameStatus.FINISHED:
-            found = _check(conversation, game, player, password, (player.password_hash,),
+            found = _check(conversation, game, player, password, hashes,
                            lambda: wrong_password(game, player))  # fmt: skip
         else:
-            found = _check(conversation, game, player, password, (player.password_hash,),
+            found = _check(conversation, game, player, password, hashes,
                            lambda: _closed_refusal(game, player))  # fmt: skip
     except ServiceError:
         conversation.signon_failed = True
@@ -133,6 +134,18 @@ def sign_on_power(conversation: Conversation, game: Game, player: Player, passwo
         take_over(conversation, game, player)
         return SignOn(game, player)
     return SignOn(game, player, player.address if player.address != sender else None)
+
+
+def seat_hashes(game: Game, player: Player) -> tuple[str | None, ...]:
+    """The password hashes a sign-on to ``player``'s seat is checked against, in order
+    (:func:`sign_on_power`; the second, when there is one, takes the seat over): an open
+    seat of a game not over, its player's own in civil disorder and the takeover
+    password; any other seat, its player's own."""
+    if is_open(player) and game.status != GameStatus.FINISHED:
+        # The player of a power in civil disorder (not ejected) may come back.
+        own = player.password_hash if player.status == PlayerStatus.CIVIL_DISORDER else None
+        return (own, player.takeover_hash)
+    return (player.password_hash,)
 
 
 def _check(

@@ -157,7 +157,7 @@ def check_hashes(
             "registered address"
         )
     for index, stored_hash in enumerate(hashes):
-        if verify_password(stored_hash, password):
+        if verify_password(stored_hash, password, work.verdicts):
             return index
     _count_failure(session, judge, work, game, player, seat, registered, guard, sender, now)
     raise ServiceError(wrong())

@@ -15,6 +15,7 @@ from judge.mail.decode import (
     IncomingMail,
 )
 from judge.services.outbox import insert_outbox
+from judge.services.passwords import Verdicts
 from judge.services.standing_orders import StandingOrders
 
 
@@ -61,6 +62,9 @@ class UnitOfWork:
     #: transaction: a confirmation lists them, and most players keep none, so most
     #: confirmations need not ask.  A player who sends some is added as they are kept.
     ahead: dict[int, set[int]] = field(default_factory=dict)
+    #: The passwords of the transaction's sign-ons checked before it began
+    #: (:mod:`judge.services.preverify`), so that argon2 does not run while it writes.
+    verdicts: Verdicts = field(default_factory=Verdicts)
 
     def forget_phases(self, game: Game) -> None:
         """Forget the positions and orders read of ``game``'s phases (a ROLLBACK removed
