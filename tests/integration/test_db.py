@@ -133,6 +133,73 @@ def test_every_migration_walks_down_to_base_and_up_again(db_url: str) -> None:
     assert schema_differences(db_url) == []
 
 
+def test_migration_0016_lets_a_picture_wait_to_be_drawn_and_keeps_the_ids(db_url: str) -> None:
+    # Up: a row with png NULL is a picture asked for, not drawn yet; the rows already
+    # there and their ids are kept, and an id once given is never given again (SQLite's
+    # copy of the table keeps AUTOINCREMENT and the sequence).  Down: the rows not drawn
+    # yet are forgotten (their mails go without them), the others kept.
+    before = ScriptDirectory.from_config(alembic_config(db_url)).get_revision("0016")
+    assert before is not None and before.down_revision is not None
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    rows = "INSERT INTO pictures (id, game_id, phase, kind, png, created_at) VALUES "
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            session.add(
+                Game(name="pix01", rules={}, settings={}, status=GameStatus.ACTIVE,
+                     phase="F1901M", seq=2, created_at=T0, updated_at=T0)
+            )  # fmt: skip
+        with engine.begin() as connection:
+            game = connection.exec_driver_sql("SELECT id FROM games").scalar_one()
+            connection.exec_driver_sql(
+                rows + f"(1, {game}, 'S1901M', 'board', NULL, '2024-03-01 12:00:00+00:00'), "
+                f"(2, {game}, 'S1901M', 'results', 'png!', '2024-03-01 12:00:00+00:00'), "
+                f"(3, {game}, 'F1901M', 'board', 'gone', '2024-03-01 12:00:00+00:00')"
+            )
+            connection.exec_driver_sql("DELETE FROM pictures WHERE id = 3")
+            if engine.dialect.name == "postgresql":  # explicit ids do not move the sequence
+                connection.exec_driver_sql("SELECT setval('pictures_id_seq', 3)")
+    finally:
+        engine.dispose()
+    downgrade(db_url, str(before.down_revision))
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql(
+                "SELECT id, phase, kind FROM pictures ORDER BY id"
+            ).all() == [(2, "S1901M", "results")]
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO pictures (game_id, phase, kind, png, created_at) "
+                "SELECT id, 'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+            )
+    finally:
+        engine.dispose()
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            new = connection.exec_driver_sql(
+                "INSERT INTO pictures (game_id, phase, kind, png, created_at) "
+                "SELECT id, 'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games "
+                "RETURNING id"
+            ).scalar_one()
+            assert new > 3  # PostgreSQL's refused insert above used 4 up
+            with pytest.raises(IntegrityError), connection.begin_nested():
+                connection.exec_driver_sql(  # the kinds are still checked...
+                    "INSERT INTO pictures (game_id, phase, kind, png, created_at) SELECT id, "
+                    "'F1901M', 'sketch', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+                )
+            with pytest.raises(IntegrityError), connection.begin_nested():
+                connection.exec_driver_sql(  # ...and one picture a game, phase and kind
+                    "INSERT INTO pictures (game_id, phase, kind, png, created_at) SELECT id, "
+                    "'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+                )
+        assert schema_differences(db_url) == []
+    finally:
+        engine.dispose()
+
+
 @pytest.mark.parametrize("url", ["sqlite:///unused.db", "postgresql+psycopg://u@nowhere/db"])
 def test_migrations_render_as_sql_offline(url: str) -> None:
     config = alembic_config(url)
