@@ -67,7 +67,9 @@ def _set_png_nullable(nullable: bool) -> None:
         batch_op.alter_column("png", existing_type=sa.LargeBinary(), nullable=nullable)
     # The copy's sequence is its highest id; the highest ever given may be above it.
     op.execute("DELETE FROM sqlite_sequence WHERE name = 'pictures'")
-    op.execute("INSERT INTO sqlite_sequence (name, seq) SELECT 'pictures', seq FROM pictures_sequence")
+    op.execute(
+        "INSERT INTO sqlite_sequence (name, seq) SELECT 'pictures', seq FROM pictures_sequence"
+    )
     op.execute("DROP TABLE pictures_sequence")
 
 

@@ -54,11 +54,17 @@ def stored(app: App) -> list[tuple[int, str, str]]:
         ]
 
 
-def png_of(app: App, picture: int) -> bytes:
+def png_of(app: App, picture: int) -> bytes | None:
+    """The picture's PNG as stored, None while it is still to draw."""
     with app.sessions() as session:
         row = session.get(Picture, picture)
         assert row is not None
         return row.png
+
+
+def send_all(app: App, when: str) -> int:
+    """Run the sender (which draws the pictures its mail asks for) at ``when``."""
+    return deliver_pending(app.sessions, app.judge, app.transport, lambda: at(when))
 
 
 def delivered(app: App, address: str) -> list[EmailMessage]:
@@ -105,13 +111,16 @@ def test_each_phase_is_drawn_once_and_every_copy_names_it(tmp_path: Path) -> Non
             select(OutboundMessage).where(OutboundMessage.kind.not_in(["gamestart", "results"]))
         ).all()
     assert [(r.to_addr, r.attachments) for r in others] == [("watcher@example.org", None)]
-    # The stored results picture is the phase's picture as its record draws it again.
+    # Asked for, not drawn: the sender draws it, from the record, as MAP draws it again.
+    assert png_of(app, 1) is None and png_of(app, 2) is None
+    send_all(app, "2026-11-25 20:01")
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         record = session.scalars(select(PhaseRecord).where(PhaseRecord.seq == 1)).one()
         (view,) = record_views(record)
         again = drawn(game, view, "Europe/London").png()
     assert png_of(app, 2) == again
+    assert pictures.record_phases(record) == [view.phase]
     assert view.kind == "results" and view.after is not None and view.phase.code == "S1901M"
     assert len(view.results) == 22  # every unit's order, the defaults too
 
@@ -119,8 +128,7 @@ def test_each_phase_is_drawn_once_and_every_copy_names_it(tmp_path: Path) -> Non
 def test_the_sender_sends_the_picture_inline_under_the_text(tmp_path: Path) -> None:
     app, table = started_game(tmp_path)
     table.process("2026-11-25 20:00")
-    sent = deliver_pending(app.sessions, app.judge, app.transport, lambda: at("2026-11-25 20:01"))
-    assert sent == 16
+    assert send_all(app, "2026-11-25 20:01") == 16
     start, results = delivered(app, "italy@example.org")
     for message, picture in ((start, 1), (results, 2)):
         assert message.get_content_type() == "multipart/mixed"
@@ -189,14 +197,30 @@ def test_a_picture_that_cannot_be_drawn_leaves_the_mail_without_it(
     monkeypatch.setattr(pictures, "draw", broken)
     with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
         table.process("2026-11-25 20:00")
+    # The adjudication does not draw: it only names the picture, and it is none the wiser.
     assert table.phase() == "F1901M"
+    assert caplog.messages == []
     results = rows_of(app, "results")
-    assert len(results) == 8 and {str(r.attachments) for r in results} == {"None"}
-    assert stored(app) == [(1, "S1901M", "board")]
-    assert caplog.messages == [
+    assert len(results) == 8
+    assert {str(r.attachments) for r in results} == {
+        str([{"picture": 2, "filename": "test01-S1901M.png"}])
+    }
+    # The sender cannot draw it: the mail goes without it, logged, and is not held.
+    with caplog.at_level(logging.WARNING):
+        assert send_all(app, "2026-11-25 20:01") == 16
+    assert {r.state for r in rows_of(app, "results")} == {OutboundState.SENT}
+    _start, sent = delivered(app, "italy@example.org")
+    assert sent.get_content_type() == "text/plain"
+    assert [m for m in caplog.messages if "could not be drawn; the mail" in m] == [
         "game test01: the picture of S1901M could not be drawn; the mail goes without it"
-    ]
+    ] * 2  # the board and the results, in the one batch
     assert "out of ink" in caplog.text
+    assert caplog.messages[-1].endswith(
+        "its picture 2 (test01-S1901M.png) could not be drawn; sent without it"
+    )
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results")]
+    assert png_of(app, 2) is None
+    assert send_all(app, "2026-11-25 20:02") == 0  # nothing stuck
     # MAP says it could not draw, and names no error of the judge's to the sender.
     table.new_mail()
     table.send("italy@example.org", "MAP test01\n", "2026-11-26 10:00")
@@ -217,6 +241,30 @@ def test_results_that_cannot_be_read_back_leave_the_mail_without_a_picture(
         raise DocumentError("results[1].order: 'A XYZ H' is not an order")
 
     monkeypatch.setattr(pictures, "results_from_document", unreadable)
+    with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
+        table.process("2026-11-25 20:00")
+        assert table.phase() == "F1901M"
+        assert caplog.messages == []
+        send_all(app, "2026-11-25 20:01")
+    assert {r.state for r in rows_of(app, "results")} == {OutboundState.SENT}
+    assert caplog.messages == [
+        "game test01: the results of S1901M could not be read for their picture; the mail "
+        "goes without it"
+    ]
+    start, results = delivered(app, "italy@example.org")
+    assert results.get_content_type() == "text/plain"
+    assert start.get_content_type() == "multipart/mixed"  # the board needs no results
+
+
+def test_a_record_that_does_not_say_its_phases_leaves_the_results_without_a_picture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, table = started_game(tmp_path)
+
+    def unreadable(_record: PhaseRecord) -> list[Any]:
+        raise KeyError("phase")
+
+    monkeypatch.setattr(pictures, "record_phases", unreadable)
     with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
         table.process("2026-11-25 20:00")
     assert table.phase() == "F1901M"
@@ -448,9 +496,10 @@ def test_map_of_the_board_sends_the_stored_board_again(
     # forgets its pictures): MAP names the picture the game-start mail carries, neither
     # drawn again nor written over, so that a mail sent again carries the same bytes.
     app, table = started_game(tmp_path)
+    send_all(app, "2026-11-23 12:01")  # the game-start mail's board, drawn by the sender
     with app.sessions() as session:
         before = session.get(Picture, 1)
-        assert before is not None
+        assert before is not None and before.png is not None
         first = (before.png, before.created_at)
     monkeypatch.setattr(pictures, "draw", None)
     table.send("italy@example.org", "MAP test01\nMAP test01 S1901M\n", "2026-11-24 10:00")
