@@ -37,6 +37,7 @@ from judge.db import (
     downgrade,
     make_engine,
     make_sessionmaker,
+    queries,
     upgrade,
 )
 from judge.db.session import ALEMBIC_INI, alembic_config, include_name
@@ -463,6 +464,44 @@ def test_a_game_round_trips(sessions: sessionmaker[Session]) -> None:
             assert session.scalar(select(func.count()).select_from(model)) == 0
         mail = session.scalars(select(OutboundMessage)).one()
         assert mail.game_id is None and mail.inbound_id is not None
+
+
+def test_a_picture_asked_for_twice_is_one_row(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Insert, or take the one already there: another transaction (another judge) that
+    # asked for the same picture and committed after this one looked finds the unique
+    # constraint's row, not an error (INSERT ... ON CONFLICT DO NOTHING, then read it).
+    with sessions.begin() as session:
+        game = Game(name="pix01", rules={}, settings={}, status=GameStatus.ACTIVE,
+                    phase="S1901M", seq=1, created_at=T0, updated_at=T0)  # fmt: skip
+        session.add(game)
+        session.flush()
+        first = queries.ask_picture(session, game.id, "S1901M", "board", T0)
+        assert queries.ask_picture(session, game.id, "S1901M", "board", T0) == first
+        game_id = game.id
+    looked: list[int | None] = []
+    real = queries.picture_id
+
+    def late(*args: Any) -> int | None:
+        found = None if not looked else real(*args)  # the first look: not there yet
+        looked.append(found)
+        return found
+
+    monkeypatch.setattr(queries, "picture_id", late)
+    with sessions.begin() as session:
+        assert queries.ask_picture(session, game_id, "S1901M", "board", T0) == first
+    assert looked == [None, first]
+    monkeypatch.undo()
+    with sessions.begin() as session:
+        other = queries.ask_picture(session, game_id, "S1901M", "results", T0)
+        assert other != first
+        assert queries.picture_pngs(session, [first, other, other + 1]) == {
+            first: None, other: None
+        }  # fmt: skip
+        assert queries.fill_picture(session, other, b"png")
+        assert not queries.fill_picture(session, other, b"again")
+        assert queries.picture_pngs(session, [first, other]) == {first: None, other: b"png"}
 
 
 def test_sqlite_readers_take_no_write_lock_and_writers_wait_their_turn(tmp_path: Path) -> None:
