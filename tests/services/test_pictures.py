@@ -23,6 +23,7 @@ from judge.cli import main
 from judge.db import queries
 from judge.db.models import Game, OutboundMessage, OutboundState, PhaseRecord, Picture
 from judge.engine.document import DocumentError, position_from_document
+from judge.picture import draw
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import pictures
@@ -186,7 +187,7 @@ def test_a_deadline_burst_draws_no_picture_inside_the_adjudication(
     # Three games start and reach their deadline together: neither the starts nor the
     # adjudications draw (they only ask for the pictures, one row each to draw); the
     # sender then draws each picture once and every copy of a mail carries its bytes.
-    real = pictures.draw
+    real = draw
     draws: list[str] = []
 
     def counted(*args: Any, **kwargs: Any) -> Any:
@@ -249,7 +250,7 @@ def test_two_senders_drawing_one_picture_store_it_once(
     # them, not what it drew itself.
     app, table = started_game(tmp_path)
     table.process("2026-11-25 20:00")
-    real = pictures.draw
+    real = draw
 
     def raced(*args: Any, **kwargs: Any) -> Any:
         picture = real(*args, **kwargs)
