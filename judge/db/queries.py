@@ -883,27 +883,21 @@ def save_picture(
 ) -> int:
     """Store a picture drawn now as the one of ``game_id``'s ``phase`` of ``kind``: into
     the row asked for (its id, which mail names, stays; a row drawn already is kept as it
-    is), else a new row; return its id.  Nothing else pending in the session is flushed."""
-    with session.no_autoflush:
-        found = picture_id(session, game_id, phase, kind)
-        if found is not None:
-            fill_picture(session, found, png)
-            return found
-        new = session.scalar(
-            insert(Picture)
-            .values(game_id=game_id, phase=phase, kind=kind, png=png, created_at=now)
-            .returning(Picture.id)
-        )
-    assert new is not None
-    return int(new)
+    is), else a new row (:func:`ask_picture`: another transaction's row, asked for at the
+    same time, is taken, not an error); return its id.  Nothing else pending in the
+    session is flushed."""
+    picture = ask_picture(session, game_id, phase, kind, now)
+    fill_picture(session, picture, png)
+    return picture
 
 
 def fill_picture(session: Session, picture: int, png: bytes) -> bool:
     """Store ``png`` in the picture ``picture`` if it is still to draw; whether it was
     (not when it is gone, or another process drew it first: its bytes stay)."""
-    done = session.execute(
-        update(Picture).where(Picture.id == picture, Picture.png.is_(None)).values(png=png)
-    )
+    with session.no_autoflush:
+        done = session.execute(
+            update(Picture).where(Picture.id == picture, Picture.png.is_(None)).values(png=png)
+        )
     return bool(getattr(done, "rowcount", 0))
 
 
