@@ -739,7 +739,9 @@ class Picture(Base):
     """A drawn map of a game's phase (PNG), stored once and sent with every mail that
     names it (``OutboundMessage.attachments``): one row per game, phase and kind, never
     drawn over (a mail sent again carries the same bytes); a ROLLBACK deletes the rows of
-    the phases it undoes, so that a phase played again gets a new one."""
+    the phases it undoes, so that a phase played again gets a new one.  ``png`` is NULL
+    until the picture is drawn: the transaction that queues a mail only asks for it, and
+    the sender draws it outside any write transaction (:mod:`judge.services.pictures`)."""
 
     __tablename__ = "pictures"
     __table_args__ = (
@@ -755,7 +757,9 @@ class Picture(Base):
     #: The phase code, e.g. "S1901M".
     phase: Mapped[str] = mapped_column(String)
     kind: Mapped[str] = mapped_column(String)
-    png: Mapped[bytes] = mapped_column(LargeBinary)
+    #: The PNG; None while the picture is still to draw.
+    png: Mapped[bytes | None] = mapped_column(LargeBinary)
+    #: When it was asked for (a board's caption gives this day).
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
 
     def __repr__(self) -> str:

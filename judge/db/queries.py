@@ -14,6 +14,7 @@ from datetime import datetime
 from typing import Any, cast
 
 from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
@@ -833,7 +834,7 @@ def future_orders_of(session: Session, game_id: int) -> list[FutureOrder]:
 
 
 def picture_id(session: Session, game_id: int, phase: str, kind: str) -> int | None:
-    """The id of the stored picture of ``game_id``'s ``phase`` of ``kind``, if any."""
+    """The id of the picture of ``game_id``'s ``phase`` of ``kind``, drawn or asked for."""
     return session.scalar(
         select(Picture.id).where(
             Picture.game_id == game_id, Picture.phase == phase, Picture.kind == kind
@@ -841,32 +842,70 @@ def picture_id(session: Session, game_id: int, phase: str, kind: str) -> int | N
     )
 
 
-def save_picture(
-    session: Session, game_id: int, phase: str, kind: str, png: bytes, now: datetime
-) -> int:
-    """Store a picture as the one of ``game_id``'s ``phase`` of ``kind``: the row there
-    is drawn again in place (its id, which mail names, stays), else a new row; return
-    its id.  Nothing else pending in the session is flushed for it."""
+def picture_row(session: Session, game_id: int, phase: str, kind: str) -> Picture | None:
+    """The picture of ``game_id``'s ``phase`` of ``kind``, drawn or asked for, if any."""
+    return session.scalar(
+        select(Picture).where(
+            Picture.game_id == game_id, Picture.phase == phase, Picture.kind == kind
+        )
+    )
+
+
+def ask_picture(session: Session, game_id: int, phase: str, kind: str, now: datetime) -> int:
+    """The id of the picture of ``game_id``'s ``phase`` of ``kind``: the row there, drawn
+    or not, else a new row to draw (``png`` NULL, asked for ``now``).  Insert, or take the
+    one already there: two transactions asking at once (on PostgreSQL, another judge's)
+    end with one row, the unique constraint deciding.  Nothing else pending in the session
+    is flushed for it."""
     with session.no_autoflush:
         found = picture_id(session, game_id, phase, kind)
         if found is not None:
-            session.execute(
-                update(Picture).where(Picture.id == found).values(png=png, created_at=now)
-            )
             return found
+        values = {"game_id": game_id, "phase": phase, "kind": kind, "png": None, "created_at": now}
+        # INSERT ... ON CONFLICT DO NOTHING: the same words on both, each dialect's class.
+        upsert: Any = (
+            postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
+        )
         new = session.scalar(
-            insert(Picture)
-            .values(game_id=game_id, phase=phase, kind=kind, png=png, created_at=now)
+            upsert(Picture)
+            .values(values)
+            .on_conflict_do_nothing(index_elements=["game_id", "phase", "kind"])
             .returning(Picture.id)
         )
+        if new is None:  # another transaction's, committed in between
+            new = picture_id(session, game_id, phase, kind)
     assert new is not None
     return int(new)
 
 
-def picture_pngs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
-    """The PNG bytes of the pictures ``ids`` that still exist, by id."""
+def save_picture(
+    session: Session, game_id: int, phase: str, kind: str, png: bytes, now: datetime
+) -> int:
+    """Store a picture drawn now as the one of ``game_id``'s ``phase`` of ``kind``: into
+    the row asked for (its id, which mail names, stays; a row drawn already is kept as it
+    is), else a new row (:func:`ask_picture`: another transaction's row, asked for at the
+    same time, is taken, not an error); return its id.  Nothing else pending in the
+    session is flushed."""
+    picture = ask_picture(session, game_id, phase, kind, now)
+    fill_picture(session, picture, png)
+    return picture
+
+
+def fill_picture(session: Session, picture: int, png: bytes) -> bool:
+    """Store ``png`` in the picture ``picture`` if it is still to draw; whether it was
+    (not when it is gone, or another process drew it first: its bytes stay)."""
+    with session.no_autoflush:
+        done = session.execute(
+            update(Picture).where(Picture.id == picture, Picture.png.is_(None)).values(png=png)
+        )
+    return bool(getattr(done, "rowcount", 0))
+
+
+def picture_pngs(session: Session, ids: Iterable[int]) -> dict[int, bytes | None]:
+    """The PNG bytes of the pictures ``ids`` that still exist, by id; None for one not
+    drawn yet."""
     wanted = sorted(set(ids))
-    found: dict[int, bytes] = {}
+    found: dict[int, bytes | None] = {}
     for start in range(0, len(wanted), _IN_CHUNK):
         chunk = wanted[start : start + _IN_CHUNK]
         for picture, png in session.execute(
@@ -874,6 +913,35 @@ def picture_pngs(session: Session, ids: Iterable[int]) -> dict[int, bytes]:
         ):
             found[picture] = png
     return found
+
+
+def pictures_to_draw(session: Session, ids: Iterable[int]) -> list[Picture]:
+    """The rows of the pictures ``ids`` still to draw (``png`` NULL), by id."""
+    wanted = sorted(set(ids))
+    rows: list[Picture] = []
+    for start in range(0, len(wanted), _IN_CHUNK):
+        chunk = wanted[start : start + _IN_CHUNK]
+        rows.extend(
+            session.scalars(
+                select(Picture)
+                .where(Picture.id.in_(chunk), Picture.png.is_(None))
+                .order_by(Picture.id)
+            )
+        )
+    return rows
+
+
+def phase_codes(session: Session, game_id: int) -> list[tuple[int, str]]:
+    """The ``seq`` and phase code of every phase record of a game, first to last (which
+    record holds a phase, without reading the records' documents)."""
+    return [
+        (seq, phase)
+        for seq, phase in session.execute(
+            select(PhaseRecord.seq, PhaseRecord.phase)
+            .where(PhaseRecord.game_id == game_id)
+            .order_by(PhaseRecord.seq)
+        )
+    ]
 
 
 def delete_pictures(session: Session, game_id: int, phases: Sequence[str]) -> None:

@@ -183,8 +183,11 @@ def deliver_due(
         for start in range(0, len(ids), CLAIM_BATCH):
             # The claim also commits what the journal holds: one write transaction a batch.
             claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
-            # The batch's pictures, each read once (one results picture goes to everyone).
-            pictures = outbox.picture_blobs(sessions, [message for message, _due in claimed])
+            # The batch's pictures, each read once (one results picture goes to everyone),
+            # and drawn here the first time, outside any write transaction.
+            pictures = outbox.picture_blobs(
+                sessions, [message for message, _due in claimed], judge=judge
+            )
             for index, (message, _was_due) in enumerate(claimed):
                 if should_stop is not None and should_stop():
                     outbox.release_messages(sessions, claimed[index:])

@@ -132,7 +132,7 @@ def start_game(session: Session, judge: Judge, name: str, now: datetime) -> Game
     # House rule 12.1: the players' addresses are published at the start, unless the game
     # is anonymous.
     public = None if game_settings(game).anonymous else roster
-    # The first phase's board, drawn and stored once for every game-start mail.
+    # The first phase's board, asked for once for every game-start mail (the sender draws it).
     board = pictures.attach(session, judge, game, [pictures.board_view(position, now)], now)
     for player, password in welcomes:
         mailings.send_welcome(
@@ -267,8 +267,8 @@ def process_game(
         record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
     # The press releases held for these results, decided against them (house rule 10.1).
     published = releases.publish(session, game, record.seq, played.first)
-    # The phase's pictures (a two-season game's season: each phase it played), drawn
-    # from the record as MAP draws them, and stored once for every copy of the results.
+    # The phase's pictures (a two-season game's season: each phase it played), asked for
+    # here and drawn by the sender from the record, as MAP draws them: once for every copy.
     drawn = pictures.results_pictures(session, judge, game, record, now)
     mailings.send_results(
         session, judge, game, position.phase, report, outcome, now, published, private,

@@ -30,6 +30,7 @@ from judge.db.session import read_only
 from judge.mail.outgoing import Attachment, OutgoingMail
 from judge.mail.transport import PermanentError, TransientError
 from judge.render import RenderedMail
+from judge.services import pictures
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 
@@ -148,22 +149,25 @@ def outgoing_mail(
     message: OutboundMessage,
     settings: JudgeSettings,
     now: datetime,
-    pictures: Mapping[int, bytes] | None = None,
+    pictures: Mapping[int, bytes | None] | None = None,
 ) -> OutgoingMail:
     """The mail a transport sends for the outbox row ``message``: from the judge named by
     ``settings``, dated when it was sent (a copy sent again keeps its date) or ``now``,
     with the pictures its row names, inline PNGs, their bytes from ``pictures`` (by id,
-    :func:`picture_blobs`).  A picture that is gone (its game deleted) is left out, and
-    logged: the mail goes without it rather than stay in the outbox.
+    :func:`picture_blobs`).  A picture that is gone (its game deleted), or that could not
+    be drawn (None), is left out, and logged: the mail goes without it rather than stay
+    in the outbox.
     """
     attachments: list[Attachment] = []
     for entry in message.attachments or ():
         picture = entry.get("picture") if isinstance(entry, Mapping) else None
-        data = (pictures or {}).get(picture) if isinstance(picture, int) else None
+        known = pictures or {}
+        data = known.get(picture) if isinstance(picture, int) else None
         if data is None:
             log.warning(
-                "mail %s to %s: its picture %s (%s) is gone; sent without it",
+                "mail %s to %s: its picture %s (%s) %s; sent without it",
                 message.message_id, message.to_addr, picture, entry.get("filename"),
+                "could not be drawn" if picture in known else "is gone",
             )  # fmt: skip
             continue
         attachments.append(Attachment(str(entry["filename"]), "image/png", data, inline=True))
@@ -181,11 +185,13 @@ def outgoing_mail(
 
 
 def picture_blobs(
-    sessions: sessionmaker[Session], messages: Sequence[OutboundMessage]
-) -> dict[int, bytes]:
+    sessions: sessionmaker[Session], messages: Sequence[OutboundMessage], *, judge: Judge
+) -> dict[int, bytes | None]:
     """The bytes of the pictures ``messages`` carry, by id, each read once however many
     of them carry it (a results picture goes to every player); no read at all when none
-    carries one."""
+    carries one.  A picture the mail asked for and nobody drew yet is drawn now, once,
+    outside any write transaction, and stored (:func:`judge.services.pictures.draw_pictures`);
+    None for one that could not be drawn (the mail goes without it)."""
     ids = {
         entry["picture"]
         for message in messages
@@ -196,7 +202,11 @@ def picture_blobs(
         return {}
     with sessions() as session:
         read_only(session)
-        return queries.picture_pngs(session, ids)
+        found = queries.picture_pngs(session, ids)
+    missing = [picture for picture, png in found.items() if png is None]
+    if missing:
+        found.update(pictures.draw_pictures(sessions, judge, missing))
+    return found
 
 
 def due_message_ids(sessions: sessionmaker[Session], at: datetime, limit: int) -> list[int]:

@@ -6,7 +6,15 @@ phase are read back from its record (``PhaseRecord.position``, the position it b
 with, and ``PhaseRecord.results``, its adjudication document), so that a results mail and
 a later ``MAP`` of the same phase show the same picture.  It is stored as a PNG in the
 ``pictures`` table, once per game, phase and kind, and every mail that carries it names
-its id (``outbox.attachments``); the sender reads the bytes when it sends.
+its id (``outbox.attachments``).
+
+Drawing costs several times what adjudicating a phase does, so the transaction that
+queues a mail (an adjudication, a game's start) never draws: it only asks for the picture
+(:func:`attach`: a row whose ``png`` is NULL, named by every copy of the mail).  The
+sender draws what its mail asks for (:func:`draw_pictures`, from the phase record, with
+no transaction open), then stores it in a short transaction of its own; a ``MAP`` draws
+at once what it needs (:func:`map_attachment`).  A picture is stored once whoever draws
+it: the first to store it wins, and the others send the bytes stored.
 
 A picture that cannot be drawn never stops nor delays what the mail is about (an
 adjudication, a game's start): the mail goes without it, and the log says why.  In a
@@ -18,15 +26,17 @@ there were any, each named by its own phase code.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
 from zoneinfo import ZoneInfo
 
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db import queries
 from judge.db.models import Game, PhaseRecord, PictureKind
+from judge.db.models import Picture as StoredPicture
+from judge.db.session import read_only
 from judge.engine.board import standard_map
 from judge.engine.document import position_from_document, results_from_document
 from judge.engine.phases import Phase
@@ -43,11 +53,13 @@ __all__ = [
     "PictureRef",
     "attach",
     "board_view",
+    "draw_pictures",
     "drawn",
     "file_name",
     "map_attachment",
     "map_view",
     "maps_on",
+    "record_phases",
     "record_views",
     "results_pictures",
 ]
@@ -101,8 +113,13 @@ def drawn(game: Game, view: PhaseView, zone: str) -> Picture:
     """The picture of ``view``, titled with the game (never a player: the drawing knows
     powers only) and captioned with the phase and the date in ``zone``.  Raises what the
     drawing raises (:class:`GeometryError` for a map without geometry)."""
+    return _drawn(game.name, view, zone)
+
+
+def _drawn(name: str, view: PhaseView, zone: str) -> Picture:
+    """:func:`drawn` for the game called ``name``."""
     return draw(
-        view.before, view.results, view.after, title=f"Game {game.name}",
+        view.before, view.results, view.after, title=f"Game {name}",
         caption=_caption(view, zone),
     )  # fmt: skip
 
@@ -129,6 +146,20 @@ def record_views(record: PhaseRecord) -> list[PhaseView]:
     return views
 
 
+def record_phases(record: PhaseRecord) -> list[Phase]:
+    """The phases :func:`record_views` pictures for ``record`` (the same, in order),
+    read from the phase codes of its documents only, without building their positions
+    and results.  Raises ``ValueError`` (or ``KeyError``, ``TypeError``) for a record
+    that does not hold them."""
+    doc = record.results
+    if doc is None or record.processed_at is None:
+        return []
+    steps = doc.get("steps") or [doc]
+    # Each view shows the position before its step: the record's, then each step's after.
+    codes = [record.position["phase"], *(step["phase"] for step in steps[:-1])]
+    return [Phase.parse(str(code)) for code in codes]
+
+
 class _Undrawn(Exception):
     """A picture that could not be drawn; ``cause`` is what the drawing raised."""
 
@@ -137,61 +168,182 @@ class _Undrawn(Exception):
         self.cause = cause
 
 
+def _ref(picture: int, game: Game, phase: Phase) -> PictureRef:
+    """The picture ``picture`` as a mail names it."""
+    return {"picture": picture, "filename": file_name(game, phase)}
+
+
 def _stored_or_drawn(
     session: Session, judge: Judge, game: Game, view: PhaseView, now: datetime
 ) -> PictureRef:
-    """The picture of ``view`` as a mail names it: the one stored for the phase and kind
-    (never drawn again, nor over: a mail sent again carries the same bytes, and a phase's
-    record is written once, a ROLLBACK forgetting the pictures of what it undoes), else
-    drawn now and stored.  :class:`_Undrawn` when the drawing fails (a database error
-    is not caught: it ends the transaction, as anywhere else)."""
-    stored = queries.picture_id(session, game.id, view.phase.code, view.kind)
-    if stored is None:
-        try:
-            png = drawn(game, view, game_zone(game, judge)).png()
-        except Exception as err:  # the drawing's failure, told from the database's
-            raise _Undrawn(err) from err
-        stored = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
-    return {"picture": stored, "filename": file_name(game, view.phase)}
+    """The picture of ``view`` as a mail names it, drawn: the one stored for the phase
+    and kind (never drawn again, nor over: a mail sent again carries the same bytes, and
+    a phase's record is written once, a ROLLBACK forgetting the pictures of what it
+    undoes), else drawn now and stored (into the row a mail asked for, if one did: a
+    board is then captioned with the day it was asked for, as the sender would draw it).
+    :class:`_Undrawn` when the drawing fails (a database error is not caught: it ends
+    the transaction, as anywhere else)."""
+    row = queries.picture_row(session, game.id, view.phase.code, view.kind)
+    if row is not None and row.png is not None:
+        return _ref(row.id, game, view.phase)
+    if row is not None and view.kind is PictureKind.BOARD:
+        view = replace(view, when=row.created_at)
+    try:
+        png = drawn(game, view, game_zone(game, judge)).png()
+    except Exception as err:  # the drawing's failure, told from the database's
+        raise _Undrawn(err) from err
+    stored = queries.save_picture(session, game.id, view.phase.code, view.kind, png, now)
+    return _ref(stored, game, view.phase)
+
+
+def _asked(
+    session: Session, game: Game, wanted: Iterable[tuple[Phase, PictureKind]], now: datetime
+) -> list[PictureRef]:
+    """The pictures ``wanted`` (phase and kind) as a mail names them, each asked for
+    (stored already, or a row for the sender to draw: :func:`queries.ask_picture`)."""
+    return [
+        _ref(queries.ask_picture(session, game.id, phase.code, kind, now), game, phase)
+        for phase, kind in wanted
+    ]
 
 
 def attach(
     session: Session, judge: Judge, game: Game, views: Sequence[PhaseView], now: datetime
 ) -> list[PictureRef]:
-    """The pictures of ``views`` (each stored once, whoever gets it: see
-    :func:`_stored_or_drawn`) as a mail names them; none when the game turned maps off.
-    A picture that cannot be drawn is left out and logged: the mail goes without it."""
+    """The pictures of ``views`` as a mail names them (each stored once, whoever gets
+    it), asked for and not drawn: the sender draws them (:func:`draw_pictures`), so
+    that the transaction that queues the mail never waits for a drawing.  None when the
+    game turned maps off.  A board is captioned with ``now``, the day it was asked for.
+    (``judge`` is the caller's: drawing, the sender's, needs no more than the game.)"""
+    del judge
     if not maps_on(game):
         return []
-    attachments: list[PictureRef] = []
-    for view in views:
-        try:
-            attachments.append(_stored_or_drawn(session, judge, game, view, now))
-        except _Undrawn:  # any failure of the drawing: the mail must go all the same
-            log.exception(
-                "game %s: the picture of %s could not be drawn; the mail goes without it",
-                game.name, view.phase.code,
-            )  # fmt: skip
-    return attachments
+    return _asked(session, game, [(view.phase, view.kind) for view in views], now)
 
 
 def results_pictures(
     session: Session, judge: Judge, game: Game, record: PhaseRecord, now: datetime
 ) -> list[PictureRef]:
-    """The results pictures of ``record``, just processed, for its results mail (see
-    :func:`attach`); none, logged, when the record cannot be read back into a picture's
-    values, which must not stop the adjudication either."""
+    """The results pictures of ``record``, just processed, for its results mail, asked
+    for and not drawn (see :func:`attach`): one for each phase it played
+    (:func:`record_phases`).  None, logged, when the record does not say which phases,
+    which must not stop the adjudication either."""
+    del judge
     if not maps_on(game):
         return []
     try:
-        views = record_views(record)
+        phases = record_phases(record)
     except Exception:  # a record this judge wrote itself: only a changed judge gets here
         log.exception(
             "game %s: the results of %s could not be read for their picture; the mail "
             "goes without it", game.name, record.phase,
         )  # fmt: skip
         return []
-    return attach(session, judge, game, views, now)
+    return _asked(session, game, [(phase, PictureKind.RESULTS) for phase in phases], now)
+
+
+# -- the sender: drawing what the mail asked for -----------------------------------------
+
+
+@dataclass(frozen=True)
+class _Drawing:
+    """A picture to draw, with all it needs, read from the database beforehand: the
+    drawing itself holds no session open."""
+
+    picture: int
+    game: str
+    view: PhaseView
+    zone: str
+
+
+class _NotHeld(Exception):
+    """No phase record holds the phase a picture shows (never once its row exists: a
+    ROLLBACK forgets both together)."""
+
+
+def _holder(session: Session, game_id: int, phase: Phase) -> PhaseRecord | None:
+    """The one record that can hold ``phase``: the last that began at or before it (a
+    two-season game's record holds its season: its retreats and adjustments too); only
+    it is read, so that a picture costs the same however long the game has run."""
+    seq = None
+    for number, code in queries.phase_codes(session, game_id):
+        if Phase.parse(code) > phase:
+            break
+        seq = number
+    return queries.phase_record(session, game_id, seq) if seq is not None else None
+
+
+def _stored_view(session: Session, row: StoredPicture) -> PhaseView:
+    """What the stored picture ``row`` shows, from the record of its phase: a board, the
+    position the phase began with, captioned with the day it was asked for; results, the
+    phase as it was played (:func:`record_views`).  :class:`_NotHeld` when no record
+    holds it; what reading the record raises."""
+    phase = Phase.parse(row.phase)
+    record = _holder(session, row.game_id, phase)
+    if record is None:
+        raise _NotHeld(f"no phase record holds {row.phase}")
+    if row.kind == PictureKind.BOARD and record.phase == row.phase:
+        return board_view(position_from_document(record.position, standard_map()), row.created_at)
+    for view in record_views(record):
+        if view.phase == phase:
+            if row.kind == PictureKind.BOARD:
+                return board_view(view.before, row.created_at)
+            return view
+    raise _NotHeld(f"the record of {record.phase} does not hold {row.phase}")
+
+
+def _to_draw(session: Session, judge: Judge, ids: Iterable[int]) -> list[_Drawing]:
+    """What drawing the pictures ``ids`` still to draw needs; one whose phase cannot be
+    read back is left out, and logged (its mails go without it)."""
+    drawings: list[_Drawing] = []
+    for row in queries.pictures_to_draw(session, ids):
+        game = session.get(Game, row.game_id)
+        if game is None:  # deleted: its pictures with it
+            continue
+        try:
+            view = _stored_view(session, row)
+        except Exception:  # a record this judge wrote itself: only a changed judge gets here
+            log.exception(
+                "game %s: the %s of %s could not be read for their picture; the mail "
+                "goes without it", game.name, row.kind, row.phase,
+            )  # fmt: skip
+            continue
+        drawings.append(_Drawing(row.id, game.name, view, game_zone(game, judge)))
+    return drawings
+
+
+def draw_pictures(
+    sessions: sessionmaker[Session], judge: Judge, ids: Iterable[int]
+) -> dict[int, bytes]:
+    """Draw the pictures ``ids`` that mail asked for and nobody has drawn yet, store
+    them, and return the bytes stored, by id: what is needed is read first, the drawing
+    is done with no session open, and storing is one short transaction.  Another process
+    drawing the same picture at the same time may store it first: its bytes are kept and
+    returned (every copy of the mail carries the same).  A picture that cannot be drawn
+    is left out, and logged: its mails go without it, and the next mail asking for it
+    tries again."""
+    wanted = sorted(set(ids))
+    if not wanted:
+        return {}
+    with sessions() as session:
+        read_only(session)
+        drawings = _to_draw(session, judge, wanted)
+    pngs: dict[int, bytes] = {}
+    for drawing in drawings:
+        try:
+            pngs[drawing.picture] = _drawn(drawing.game, drawing.view, drawing.zone).png()
+        except Exception:  # any failure of the drawing: the mail must go all the same
+            log.exception(
+                "game %s: the picture of %s could not be drawn; the mail goes without it",
+                drawing.game, drawing.view.phase.code,
+            )  # fmt: skip
+    if not pngs:
+        return {}
+    with sessions() as session, session.begin():
+        for picture, png in pngs.items():
+            queries.fill_picture(session, picture, png)
+        stored = queries.picture_pngs(session, pngs)
+    return {picture: png for picture, png in stored.items() if png is not None}
 
 
 # -- MAP: a phase asked for --------------------------------------------------------------

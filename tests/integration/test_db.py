@@ -37,6 +37,7 @@ from judge.db import (
     downgrade,
     make_engine,
     make_sessionmaker,
+    queries,
     upgrade,
 )
 from judge.db.session import ALEMBIC_INI, alembic_config, include_name
@@ -131,6 +132,73 @@ def test_every_migration_walks_down_to_base_and_up_again(db_url: str) -> None:
         upgrade(db_url, "+1")
         assert current_revision(db_url) == revision
     assert schema_differences(db_url) == []
+
+
+def test_migration_0016_lets_a_picture_wait_to_be_drawn_and_keeps_the_ids(db_url: str) -> None:
+    # Up: a row with png NULL is a picture asked for, not drawn yet; the rows already
+    # there and their ids are kept, and an id once given is never given again (SQLite's
+    # copy of the table keeps AUTOINCREMENT and the sequence).  Down: the rows not drawn
+    # yet are forgotten (their mails go without them), the others kept.
+    before = ScriptDirectory.from_config(alembic_config(db_url)).get_revision("0016")
+    assert before is not None and before.down_revision is not None
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    rows = "INSERT INTO pictures (id, game_id, phase, kind, png, created_at) VALUES "
+    try:
+        with make_sessionmaker(engine).begin() as session:
+            session.add(
+                Game(name="pix01", rules={}, settings={}, status=GameStatus.ACTIVE,
+                     phase="F1901M", seq=2, created_at=T0, updated_at=T0)
+            )  # fmt: skip
+        with engine.begin() as connection:
+            game = connection.exec_driver_sql("SELECT id FROM games").scalar_one()
+            connection.exec_driver_sql(
+                rows + f"(1, {game}, 'S1901M', 'board', NULL, '2024-03-01 12:00:00+00:00'), "
+                f"(2, {game}, 'S1901M', 'results', 'png!', '2024-03-01 12:00:00+00:00'), "
+                f"(3, {game}, 'F1901M', 'board', 'gone', '2024-03-01 12:00:00+00:00')"
+            )
+            connection.exec_driver_sql("DELETE FROM pictures WHERE id = 3")
+            if engine.dialect.name == "postgresql":  # explicit ids do not move the sequence
+                connection.exec_driver_sql("SELECT setval('pictures_id_seq', 3)")
+    finally:
+        engine.dispose()
+    downgrade(db_url, str(before.down_revision))
+    engine = make_engine(db_url)
+    try:
+        with engine.connect() as connection:
+            assert connection.exec_driver_sql(
+                "SELECT id, phase, kind FROM pictures ORDER BY id"
+            ).all() == [(2, "S1901M", "results")]
+        with pytest.raises(IntegrityError), engine.begin() as connection:
+            connection.exec_driver_sql(
+                "INSERT INTO pictures (game_id, phase, kind, png, created_at) "
+                "SELECT id, 'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+            )
+    finally:
+        engine.dispose()
+    upgrade(db_url)
+    engine = make_engine(db_url)
+    try:
+        with engine.begin() as connection:
+            new = connection.exec_driver_sql(
+                "INSERT INTO pictures (game_id, phase, kind, png, created_at) "
+                "SELECT id, 'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games "
+                "RETURNING id"
+            ).scalar_one()
+            assert new > 3  # PostgreSQL's refused insert above used 4 up
+            with pytest.raises(IntegrityError), connection.begin_nested():
+                connection.exec_driver_sql(  # the kinds are still checked...
+                    "INSERT INTO pictures (game_id, phase, kind, png, created_at) SELECT id, "
+                    "'F1901M', 'sketch', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+                )
+            with pytest.raises(IntegrityError), connection.begin_nested():
+                connection.exec_driver_sql(  # ...and one picture a game, phase and kind
+                    "INSERT INTO pictures (game_id, phase, kind, png, created_at) SELECT id, "
+                    "'F1901M', 'board', NULL, '2024-03-01 12:00:00+00:00' FROM games"
+                )
+        assert schema_differences(db_url) == []
+    finally:
+        engine.dispose()
 
 
 @pytest.mark.parametrize("url", ["sqlite:///unused.db", "postgresql+psycopg://u@nowhere/db"])
@@ -396,6 +464,44 @@ def test_a_game_round_trips(sessions: sessionmaker[Session]) -> None:
             assert session.scalar(select(func.count()).select_from(model)) == 0
         mail = session.scalars(select(OutboundMessage)).one()
         assert mail.game_id is None and mail.inbound_id is not None
+
+
+def test_a_picture_asked_for_twice_is_one_row(
+    sessions: sessionmaker[Session], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Insert, or take the one already there: another transaction (another judge) that
+    # asked for the same picture and committed after this one looked finds the unique
+    # constraint's row, not an error (INSERT ... ON CONFLICT DO NOTHING, then read it).
+    with sessions.begin() as session:
+        game = Game(name="pix01", rules={}, settings={}, status=GameStatus.ACTIVE,
+                    phase="S1901M", seq=1, created_at=T0, updated_at=T0)  # fmt: skip
+        session.add(game)
+        session.flush()
+        first = queries.ask_picture(session, game.id, "S1901M", "board", T0)
+        assert queries.ask_picture(session, game.id, "S1901M", "board", T0) == first
+        game_id = game.id
+    looked: list[int | None] = []
+    real = queries.picture_id
+
+    def late(*args: Any) -> int | None:
+        found = None if not looked else real(*args)  # the first look: not there yet
+        looked.append(found)
+        return found
+
+    monkeypatch.setattr(queries, "picture_id", late)
+    with sessions.begin() as session:
+        assert queries.ask_picture(session, game_id, "S1901M", "board", T0) == first
+    assert looked == [None, first]
+    monkeypatch.undo()
+    with sessions.begin() as session:
+        other = queries.ask_picture(session, game_id, "S1901M", "results", T0)
+        assert other != first
+        assert queries.picture_pngs(session, [first, other, other + 1]) == {
+            first: None, other: None
+        }  # fmt: skip
+        assert queries.fill_picture(session, other, b"png")
+        assert not queries.fill_picture(session, other, b"again")
+        assert queries.picture_pngs(session, [first, other]) == {first: None, other: b"png"}
 
 
 def test_sqlite_readers_take_no_write_lock_and_writers_wait_their_turn(tmp_path: Path) -> None:

@@ -20,14 +20,16 @@ from sqlalchemy import delete, select
 from support.servicekit import GAME_FILE, Table, at, make_app, started_game
 
 from judge.cli import main
+from judge.db import queries
 from judge.db.models import Game, OutboundMessage, OutboundState, PhaseRecord, Picture
-from judge.engine.document import DocumentError
+from judge.engine.document import DocumentError, position_from_document
+from judge.picture import draw
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import pictures
 from judge.services.game_file_watch import reload_configs
 from judge.services.game_files import load_game
-from judge.services.games import start_game
+from judge.services.games import process_game, start_game
 from judge.services.pictures import drawn, record_views
 
 PLAYERS = [
@@ -54,11 +56,17 @@ def stored(app: App) -> list[tuple[int, str, str]]:
         ]
 
 
-def png_of(app: App, picture: int) -> bytes:
+def png_of(app: App, picture: int) -> bytes | None:
+    """The picture's PNG as stored, None while it is still to draw."""
     with app.sessions() as session:
         row = session.get(Picture, picture)
         assert row is not None
         return row.png
+
+
+def send_all(app: App, when: str) -> int:
+    """Run the sender (which draws the pictures its mail asks for) at ``when``."""
+    return deliver_pending(app.sessions, app.judge, app.transport, lambda: at(when))
 
 
 def delivered(app: App, address: str) -> list[EmailMessage]:
@@ -105,13 +113,16 @@ def test_each_phase_is_drawn_once_and_every_copy_names_it(tmp_path: Path) -> Non
             select(OutboundMessage).where(OutboundMessage.kind.not_in(["gamestart", "results"]))
         ).all()
     assert [(r.to_addr, r.attachments) for r in others] == [("watcher@example.org", None)]
-    # The stored results picture is the phase's picture as its record draws it again.
+    # Asked for, not drawn: the sender draws it, from the record, as MAP draws it again.
+    assert png_of(app, 1) is None and png_of(app, 2) is None
+    send_all(app, "2026-11-25 20:01")
     with app.sessions() as session:
         game = session.scalars(select(Game)).one()
         record = session.scalars(select(PhaseRecord).where(PhaseRecord.seq == 1)).one()
         (view,) = record_views(record)
         again = drawn(game, view, "Europe/London").png()
     assert png_of(app, 2) == again
+    assert pictures.record_phases(record) == [view.phase]
     assert view.kind == "results" and view.after is not None and view.phase.code == "S1901M"
     assert len(view.results) == 22  # every unit's order, the defaults too
 
@@ -119,8 +130,7 @@ def test_each_phase_is_drawn_once_and_every_copy_names_it(tmp_path: Path) -> Non
 def test_the_sender_sends_the_picture_inline_under_the_text(tmp_path: Path) -> None:
     app, table = started_game(tmp_path)
     table.process("2026-11-25 20:00")
-    sent = deliver_pending(app.sessions, app.judge, app.transport, lambda: at("2026-11-25 20:01"))
-    assert sent == 16
+    assert send_all(app, "2026-11-25 20:01") == 16
     start, results = delivered(app, "italy@example.org")
     for message, picture in ((start, 1), (results, 2)):
         assert message.get_content_type() == "multipart/mixed"
@@ -153,6 +163,138 @@ def test_a_picture_that_is_gone_does_not_hold_the_mail(
     gone = [m for m in caplog.messages if "is gone; sent without it" in m]
     assert len(gone) == 8  # the seven players and the game master
     assert gone[0].endswith("its picture 2 (test01-S1901M.png) is gone; sent without it")
+
+
+# -- drawn by the sender, never inside the transaction that queues the mail ---------------
+
+
+def every_picture_sent(app: App, addresses: list[str]) -> dict[tuple[str, str], set[bytes]]:
+    """The pictures delivered to ``addresses``, by the mail's subject up to its game's name
+    and the picture's file name: every copy's bytes."""
+    sent: dict[tuple[str, str], set[bytes]] = {}
+    for address in addresses:
+        for message in delivered(app, address):
+            subject = str(message["Subject"]).split(" test0")[0]
+            for part in list(message.iter_parts())[1:]:
+                key = (subject, str(part.get_filename()))
+                sent.setdefault(key, set()).add(part.get_content())
+    return sent
+
+
+def test_a_deadline_burst_draws_no_picture_inside_the_adjudication(
+    tmp_path: Path, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Three games start and reach their deadline together: neither the starts nor the
+    # adjudications draw (they only ask for the pictures, one row each to draw); the
+    # sender then draws each picture once and every copy of a mail carries its bytes.
+    real = draw
+    draws: list[str] = []
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        draws.append(str(kwargs["caption"]))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(pictures, "draw", counted)
+    app = make_app(tmp_path, db_url)
+    names = ["test01", "test02", "test03"]
+    for name in names:
+        path = tmp_path / f"{name}.toml"
+        path.write_text(GAME_FILE.replace('name = "test01"', f'name = "{name}"'))
+        with app.sessions() as session, session.begin():
+            load_game(session, app.judge, path, at("2026-11-23 12:00"))
+            start_game(session, app.judge, name, at("2026-11-23 12:00"))
+    for name in names:
+        with app.sessions() as session, session.begin():
+            assert process_game(session, app.judge, name, at("2026-11-25 20:00"), phase="S1901M")
+    assert draws == []
+    with app.sessions() as session:
+        rows = session.execute(
+            select(Game.name, Picture.phase, Picture.kind, Picture.png)
+            .join(Game, Game.id == Picture.game_id)
+            .order_by(Picture.id)
+        ).all()
+        assert [tuple(row) for row in rows] == [
+            (name, "S1901M", kind, None) for kind in ("board", "results") for name in names
+        ]
+    assert send_all(app, "2026-11-25 20:01") == 3 * 16
+    assert sorted(draws) == sorted(
+        ["Spring 1901 Movement, as it stands on 23 Nov 2026"] * 3
+        + ["Spring 1901 Movement, results of 25 Nov 2026"] * 3
+    )
+    with app.sessions() as session:
+        stored_pngs = {
+            (name, kind): png
+            for name, kind, png in session.execute(
+                select(Game.name, Picture.kind, Picture.png).join(Game, Game.id == Picture.game_id)
+            )
+        }
+    assert None not in stored_pngs.values()
+    sent = every_picture_sent(app, [*PLAYERS, "gm@example.org"])
+    for name in names:
+        assert (
+            sent[("Diplomacy results", f"{name}-S1901M.png")]
+            != sent[("Diplomacy game", f"{name}-S1901M.png")]
+        )
+    for (subject, filename), copies in sent.items():
+        kind = "results" if subject == "Diplomacy results" else "board"
+        assert copies == {stored_pngs[(filename.split("-")[0], kind)]}, (subject, filename)
+    assert send_all(app, "2026-11-25 20:02") == 0
+    assert len(draws) == 6  # drawn once: not again for a later batch
+
+
+def test_two_senders_drawing_one_picture_store_it_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Another sender (another judge on the same database) draws the same picture at the
+    # same time and stores it first: its bytes are kept, and this sender's mail carries
+    # them, not what it drew itself.
+    app, table = started_game(tmp_path)
+    table.process("2026-11-25 20:00")
+    real = draw
+
+    def raced(*args: Any, **kwargs: Any) -> Any:
+        picture = real(*args, **kwargs)
+        if kwargs["caption"].startswith("Spring 1901 Movement, results"):
+            with app.sessions() as session, session.begin():
+                assert queries.fill_picture(session, 2, b"the other sender's")
+        return picture
+
+    monkeypatch.setattr(pictures, "draw", raced)
+    assert send_all(app, "2026-11-25 20:01") == 16
+    assert png_of(app, 2) == b"the other sender's"
+    sent = every_picture_sent(app, [*PLAYERS, "gm@example.org"])
+    assert sent[("Diplomacy results", "test01-S1901M.png")] == {b"the other sender's"}
+    assert sent[("Diplomacy game", "test01-S1901M.png")] == {png_of(app, 1)}
+    # What is stored stays: storing again changes nothing.
+    with app.sessions() as session, session.begin():
+        assert not queries.fill_picture(session, 2, b"drawn over")
+    assert png_of(app, 2) == b"the other sender's"
+
+
+def test_a_map_before_the_sender_draws_the_picture_the_mail_asked_for(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # MAP draws at once what it needs: the board the game-start mail asked for, captioned
+    # with the day it was asked for (as the sender would draw it), into the same row; the
+    # sender then sends those bytes and draws nothing.
+    app, table = started_game(tmp_path)
+    table.send("italy@example.org", "MAP test01\n", "2026-11-24 10:00")
+    (reply,) = table.new_mail()
+    assert reply.attachments == [{"picture": 1, "filename": "test01-S1901M.png"}]
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        record = session.scalars(select(PhaseRecord)).one()
+        start = pictures.board_view(position_from_document(record.position), at("2026-11-23 12:00"))
+        expected = drawn(game, start, "Europe/London").png()
+    assert png_of(app, 1) == expected
+    monkeypatch.setattr(pictures, "draw", None)
+    assert send_all(app, "2026-11-24 10:01") == 9
+    sent = every_picture_sent(app, [*PLAYERS, "gm@example.org"])
+    assert list(sent) == [
+        ("Diplomacy game", "test01-S1901M.png"),
+        ("Re: orders", "test01-S1901M.png"),
+    ]
+    assert all(copies == {expected} for copies in sent.values())
 
 
 # -- maps = false, and a picture that cannot be drawn -------------------------------------
@@ -189,14 +331,30 @@ def test_a_picture_that_cannot_be_drawn_leaves_the_mail_without_it(
     monkeypatch.setattr(pictures, "draw", broken)
     with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
         table.process("2026-11-25 20:00")
+    # The adjudication does not draw: it only names the picture, and it is none the wiser.
     assert table.phase() == "F1901M"
+    assert caplog.messages == []
     results = rows_of(app, "results")
-    assert len(results) == 8 and {str(r.attachments) for r in results} == {"None"}
-    assert stored(app) == [(1, "S1901M", "board")]
-    assert caplog.messages == [
+    assert len(results) == 8
+    assert {str(r.attachments) for r in results} == {
+        str([{"picture": 2, "filename": "test01-S1901M.png"}])
+    }
+    # The sender cannot draw it: the mail goes without it, logged, and is not held.
+    with caplog.at_level(logging.WARNING):
+        assert send_all(app, "2026-11-25 20:01") == 16
+    assert {r.state for r in rows_of(app, "results")} == {OutboundState.SENT}
+    _start, sent = delivered(app, "italy@example.org")
+    assert sent.get_content_type() == "text/plain"
+    assert [m for m in caplog.messages if "could not be drawn; the mail" in m] == [
         "game test01: the picture of S1901M could not be drawn; the mail goes without it"
-    ]
+    ] * 2  # the board and the results, in the one batch
     assert "out of ink" in caplog.text
+    assert caplog.messages[-1].endswith(
+        "its picture 2 (test01-S1901M.png) could not be drawn; sent without it"
+    )
+    assert stored(app) == [(1, "S1901M", "board"), (2, "S1901M", "results")]
+    assert png_of(app, 2) is None
+    assert send_all(app, "2026-11-25 20:02") == 0  # nothing stuck
     # MAP says it could not draw, and names no error of the judge's to the sender.
     table.new_mail()
     table.send("italy@example.org", "MAP test01\n", "2026-11-26 10:00")
@@ -217,6 +375,30 @@ def test_results_that_cannot_be_read_back_leave_the_mail_without_a_picture(
         raise DocumentError("results[1].order: 'A XYZ H' is not an order")
 
     monkeypatch.setattr(pictures, "results_from_document", unreadable)
+    with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
+        table.process("2026-11-25 20:00")
+        assert table.phase() == "F1901M"
+        assert caplog.messages == []
+        send_all(app, "2026-11-25 20:01")
+    assert {r.state for r in rows_of(app, "results")} == {OutboundState.SENT}
+    assert caplog.messages == [
+        "game test01: the results of S1901M could not be read for their picture; the mail "
+        "goes without it"
+    ]
+    start, results = delivered(app, "italy@example.org")
+    assert results.get_content_type() == "text/plain"
+    assert start.get_content_type() == "multipart/mixed"  # the board needs no results
+
+
+def test_a_record_that_does_not_say_its_phases_leaves_the_results_without_a_picture(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    app, table = started_game(tmp_path)
+
+    def unreadable(_record: PhaseRecord) -> list[Any]:
+        raise KeyError("phase")
+
+    monkeypatch.setattr(pictures, "record_phases", unreadable)
     with caplog.at_level(logging.ERROR, logger="judge.services.pictures"):
         table.process("2026-11-25 20:00")
     assert table.phase() == "F1901M"
@@ -448,9 +630,10 @@ def test_map_of_the_board_sends_the_stored_board_again(
     # forgets its pictures): MAP names the picture the game-start mail carries, neither
     # drawn again nor written over, so that a mail sent again carries the same bytes.
     app, table = started_game(tmp_path)
+    send_all(app, "2026-11-23 12:01")  # the game-start mail's board, drawn by the sender
     with app.sessions() as session:
         before = session.get(Picture, 1)
-        assert before is not None
+        assert before is not None and before.png is not None
         first = (before.png, before.created_at)
     monkeypatch.setattr(pictures, "draw", None)
     table.send("italy@example.org", "MAP test01\nMAP test01 S1901M\n", "2026-11-24 10:00")
