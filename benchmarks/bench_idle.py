@@ -45,15 +45,15 @@ if __package__ in (None, ""):  # run as a script: the project's root on the path
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 
-from sqlalchemy import delete, text  # noqa: E402
+from sqlalchemy import delete
+from support.netutil import free_port
 
-from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds  # noqa: E402
-from benchmarks.many_games import make_games  # noqa: E402
-from judge.config import load_settings  # noqa: E402
-from judge.db.models import OutboundMessage  # noqa: E402
-from judge.runtime.bootstrap import open_app  # noqa: E402
-from judge.services.games import find_game, set_deadline  # noqa: E402
-from support.netutil import free_port  # noqa: E402
+from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds
+from benchmarks.many_games import make_games
+from judge.config import load_settings
+from judge.db.models import OutboundMessage
+from judge.runtime.bootstrap import open_app
+from judge.services.games import find_game, set_deadline
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,7 +85,7 @@ def write_config(directory: Path, database_url: str) -> Path:
         'address = "judge@example.org"\n'
         f'var_dir = "{directory / "var"}"\n'
         f'database_url = "{database_url}"\n'
-        f"\n[inbound]\nhost = \"127.0.0.1\"\nport = {free_port()}\n"
+        f'\n[inbound]\nhost = "127.0.0.1"\nport = {free_port()}\n'
     )
     return config
 

@@ -17,6 +17,7 @@ from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, upda
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
+    LOOK_NOW,
     FutureOrder,
     Game,
     GameStatus,
@@ -72,6 +73,48 @@ def games_by_name(session: Session) -> list[Game]:
 def games_with_status(session: Session, status: GameStatus) -> list[Game]:
     """The games whose status is ``status``."""
     return list(session.scalars(select(Game).where(Game.status == status)))
+
+
+def games_to_wake(session: Session, now: datetime, limit: int = 1000) -> list[Game]:
+    """The games the deadline loop must look at by ``now`` (``wake_at`` reached), the
+    earliest first, at most ``limit`` (one statement, on the ``wake_at`` index)."""
+    return list(
+        session.scalars(
+            select(Game).where(Game.wake_at <= now).order_by(Game.wake_at, Game.id).limit(limit)
+        )
+    )
+
+
+def next_wake_at(session: Session) -> datetime | None:
+    """The next moment the deadline loop must look at a game (one MIN on an index)."""
+    return session.scalar(select(func.min(Game.wake_at)))
+
+
+def games_out_of_step(session: Session) -> list[int]:
+    """The active games whose deadline is no longer the one their ``wake_at`` was worked
+    out for (the deadline loop's safety net, for a change that did not mark them)."""
+    return list(
+        session.scalars(
+            select(Game.id).where(
+                Game.status == GameStatus.ACTIVE,
+                Game.deadline.is_distinct_from(Game.wake_deadline),
+            )
+        )
+    )
+
+
+def mark_games(session: Session, game_ids: Iterable[int]) -> None:
+    """Mark games for the deadline loop to look at at once (``wake_at = LOOK_NOW``): what
+    was written (an order, say) may make a phase due (one statement).  The ORM's changes
+    mark their games themselves (:func:`judge.db.models._mark_changed_games`)."""
+    ids = sorted(set(game_ids))
+    if ids:
+        session.execute(
+            update(Game)
+            .where(Game.id.in_(ids), or_(Game.wake_at.is_(None), Game.wake_at != LOOK_NOW))
+            .values(wake_at=LOOK_NOW)
+            .execution_options(synchronize_session=False)
+        )
 
 
 def games_with_deadlines(session: Session) -> list[Game]:
@@ -278,18 +321,21 @@ def clear_orders(session: Session, owners: Sequence[tuple[int, int, int]]) -> No
     """Retire every active order of each (game, seq, player) (one statement for all)."""
     if owners:
         session.execute(_CLEAR_ORDERS, [{"g": g, "s": s, "p": p} for g, s, p in owners])
+        mark_games(session, {g for g, _s, _p in owners})
 
 
 def retire_orders(session: Session, keys: Sequence[tuple[int, int, int, str]]) -> None:
     """Retire the active order of each (game, seq, player, what it is for)."""
     if keys:
         session.execute(_RETIRE_ORDERS, [{"g": g, "s": s, "p": p, "u": u} for g, s, p, u in keys])
+        mark_games(session, {g for g, _s, _p, _u in keys})
 
 
 def insert_orders(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Write order rows (column values) in one statement."""
     if rows:
         session.execute(insert(_ORDERS), list(rows))
+        mark_games(session, {row["game_id"] for row in rows})
 
 
 def order_rows_after(session: Session, game_id: int, seq: int) -> list[tuple[OrderRecord, str]]:
@@ -309,6 +355,7 @@ def delete_orders_after(session: Session, game_id: int, seq: int) -> None:
     session.execute(
         delete(OrderRecord).where(OrderRecord.game_id == game_id, OrderRecord.seq > seq)
     )
+    mark_games(session, {game_id})
 
 
 # -- notices ----------------------------------------------------------------------------
