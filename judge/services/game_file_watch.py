@@ -1,5 +1,6 @@
 """Watching the game files: which files are new or changed since they were loaded (looked
-at every second, reread only when the file system says a file changed), loading the new
+at by ``judge serve`` at SIGHUP and every 30 seconds, reread only when the file system
+says a file changed), loading the new
 ones and applying the edits (:mod:`judge.services.game_files`), and refusing a bad edit
 once, with its error sent to the game master."""
 
@@ -67,7 +68,7 @@ def _record_legacy(session: Session, judge: Judge, game: Game, path: Path, diges
     except ConfigError:
         config = None  # handled (refused and reported) when the file changes
     if config is None or config.name != game.name:
-        # Not parsed again at every look (every second): only once the file changes.
+        # Not parsed again at every look: only once the file changes.
         _UNUSABLE_LEGACY[path] = digest
         return
     game.file_applied = legacy_applied(session, game, config, judge)
@@ -111,8 +112,8 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
 _REFUSED_FILES: dict[Path, str] = {}
 
 
-#: path -> (modification time, size, sha256): the judge looks at every game file every
-#: second, and rereads one only when the file system says it changed.
+#: path -> (modification time, size, sha256): the judge looks at every game file now and
+#: then, and rereads one only when the file system says it changed.
 _DIGESTS: dict[Path, tuple[int, int, str]] = {}
 
 
