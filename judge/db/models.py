@@ -813,6 +813,10 @@ def _mark_changed_games(session: Session, _context: object, _instances: object) 
             continue
         table = getattr(obj, "__tablename__", None)
         game_id = getattr(obj, "game_id", None)
+        if isinstance(obj, ProposalBallot):
+            # A ballot names its proposal; the votes still out may hold the phase.
+            proposal = session.get(Proposal, obj.proposal_id)
+            game_id = proposal.game_id if proposal is not None else None
         if table is not None and table not in _UNMARKING and isinstance(game_id, int):
             game_ids.add(game_id)
     for game_id in game_ids:

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
@@ -75,14 +75,18 @@ def games_with_status(session: Session, status: GameStatus) -> list[Game]:
     return list(session.scalars(select(Game).where(Game.status == status)))
 
 
-def games_to_wake(session: Session, now: datetime, limit: int = 1000) -> list[Game]:
+def games_to_wake(
+    session: Session, now: datetime, after: tuple[datetime, int] | None = None, limit: int = 500
+) -> list[Game]:
     """The games the deadline loop must look at by ``now`` (``wake_at`` reached), the
-    earliest first, at most ``limit`` (one statement, on the ``wake_at`` index)."""
-    return list(
-        session.scalars(
-            select(Game).where(Game.wake_at <= now).order_by(Game.wake_at, Game.id).limit(limit)
+    earliest first, at most ``limit``, after (``wake_at``, id) ``after`` (the last of the
+    previous page); one statement, on the ``wake_at`` index."""
+    query = select(Game).where(Game.wake_at <= now)
+    if after is not None:
+        query = query.where(
+            or_(Game.wake_at > after[0], and_(Game.wake_at == after[0], Game.id > after[1]))
         )
-    )
+    return list(session.scalars(query.order_by(Game.wake_at, Game.id).limit(limit)))
 
 
 def next_wake_at(session: Session) -> datetime | None:

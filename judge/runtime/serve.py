@@ -73,8 +73,6 @@ GAME_FILE_SECONDS = 30.0
 #: How often the deadline loop's safety net looks for games whose deadline changed
 #: without marking them (:func:`judge.db.queries.games_out_of_step`).
 SAFETY_SECONDS = 60.0
-#: Rounds of looking at the woken games in one pass (see ``Server._deadlines``).
-WAKE_ROUNDS = 3
 #: Sleep this much past the next moment, so that the clock has surely reached it.
 WAKE_SLACK = 0.002
 #: The scheduler's job: the next moment anything is due, one per judge.
@@ -350,6 +348,8 @@ class Server:
         #: When (time.monotonic()) the game files and the safety net were last looked at.
         self._files_at: float | None = None
         self._safety_at: float | None = None
+        #: How many games the last pass looked at (without failing).
+        self._looked = 0
         self.game_file_seconds = GAME_FILE_SECONDS
 
     # -- storing ------------------------------------------------------------------
@@ -413,8 +413,11 @@ class Server:
         if self._next_wake is None:
             return self.tick
         ahead = (self._next_wake - self.clock()).total_seconds()
-        # Not yet looked at after this pass (a failure, or marked meanwhile): the tick.
-        return self.tick if ahead <= 0 else min(self.tick, ahead + WAKE_SLACK)
+        if ahead <= 0:
+            # Due already: marked (or its moment came) during this pass, which did some
+            # work, so go on at once; else only games that failed are left: the tick.
+            return 0.0 if self._looked else self.tick
+        return min(self.tick, ahead + WAKE_SLACK)
 
     def _deadlines(self) -> None:
         """One pass: the game files when due, then every game whose moment came."""
@@ -428,25 +431,28 @@ class Server:
             self._safety_at = mono
             with self.app.sessions() as session, session.begin():
                 queries.mark_games(session, queries.games_out_of_step(session))
-        looked: set[int] = set()
-        # A few rounds: looking at a game (processing its phase) marks it again, and the
-        # new phase's moment is worked out at once.
-        for _round in range(WAKE_ROUNDS):
+        # Page by page (a burst may wake thousands), each game once a pass: one that fails
+        # is tried again at the next tick, one marked again meanwhile at the next pass.
+        after: tuple[datetime, int] | None = None
+        self._looked = 0
+        while True:
             with self.app.sessions() as session:
-                woken = [
-                    (game.id, game.name)
-                    for game in queries.games_to_wake(read_only(session), now)
-                    if game.id not in looked
+                page = [
+                    (game.id, game.name, game.wake_at)
+                    for game in queries.games_to_wake(read_only(session), now, after)
                 ]
-            if not woken:
+            if not page:
                 break
-            for game_id, name in woken:
-                looked.add(game_id)
+            for game_id, name, wake_at in page:
+                assert wake_at is not None  # selected by it
+                after = (wake_at, game_id)
                 try:
                     self._look(game_id, name, now)
                 except Exception:
                     self._count_error()
                     log.exception("%s: looking at its deadline failed; retrying", name)
+                else:
+                    self._looked += 1
         with self.app.sessions() as session:
             self._next_wake = queries.next_wake_at(read_only(session))
         self._schedule(now)
