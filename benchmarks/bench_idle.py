@@ -8,8 +8,8 @@ For each number of games: ``--games`` games of seven players are loaded and star
 game master's would be; their first deadline two days ahead), on SQLite in a temporary
 directory (``--postgres``: a database of its own on a throwaway PostgreSQL server).  The
 game-start mail is dropped from the outbox, so that what follows is the idle judge alone.
-``--cache DIR`` keeps each database made (by number of games and schema revision) and
-copies it for the next run (SQLite only).
+``--cache DIR`` keeps each database made (by number of games) and copies it for the next
+run (SQLite only); one made by an older judge is migrated by ``judge serve`` as it starts.
 
 Then ``judge serve`` runs as a child process with a settings file, as it is deployed
 (worker processes, the default tick); after ``--settle`` seconds, the CPU time (user +
@@ -101,7 +101,9 @@ def set_up(config: Path, games: int, cache: Path | None, sqlite_file: Path | Non
     """Make the games (or copy them from the cache); the seconds it took."""
     settings = load_settings(config)
     assert settings.games_dir is not None
-    cached = cache / f"idle-{games}-{schema_revision()}" if cache is not None else None
+    # By number of games only: a database made by an older judge is migrated by
+    # ``judge serve`` at its start, as a deployed judge's is (within --settle).
+    cached = cache / f"idle-{games}" if cache is not None else None
     started = time.perf_counter()
     if cached is not None and sqlite_file is not None and (cached / "judge.db").exists():
         sqlite_file.parent.mkdir(parents=True, exist_ok=True)
@@ -126,7 +128,12 @@ def set_up(config: Path, games: int, cache: Path | None, sqlite_file: Path | Non
     with app.sessions() as session, session.begin():
         session.execute(delete(OutboundMessage))
     took = time.perf_counter() - started
+    for engine in {app.sessions.kw["bind"], app.store_sessions.kw["bind"]}:
+        engine.dispose()
     if cached is not None and sqlite_file is not None:
+        # Everything into the database file itself, so that a copy of it is whole.
+        with sqlite3.connect(sqlite_file) as db:
+            db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         cached.mkdir(parents=True, exist_ok=True)
         shutil.copy(sqlite_file, cached / "judge.db")
         (cached / "games_dir").write_text(str(settings.games_dir))
