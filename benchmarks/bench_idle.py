@@ -111,7 +111,7 @@ def set_up(config: Path, games: int, cache: Path | None, sqlite_file: Path | Non
         shutil.copytree(cached / "games", settings.games_dir, dirs_exist_ok=True)
         # The rows name the games' files where they were made: name the copies instead.
         before = (cached / "games_dir").read_text()
-        with sqlite3.connect(sqlite_file) as db:
+        with contextlib.closing(sqlite3.connect(sqlite_file)) as db, db:
             db.execute(
                 "UPDATE games SET config_path = replace(config_path, ?, ?)",
                 (before, str(settings.games_dir)),
@@ -132,7 +132,7 @@ def set_up(config: Path, games: int, cache: Path | None, sqlite_file: Path | Non
         engine.dispose()
     if cached is not None and sqlite_file is not None:
         # Everything into the database file itself, so that a copy of it is whole.
-        with sqlite3.connect(sqlite_file) as db:
+        with contextlib.closing(sqlite3.connect(sqlite_file)) as db:
             db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         cached.mkdir(parents=True, exist_ok=True)
         shutil.copy(sqlite_file, cached / "judge.db")
