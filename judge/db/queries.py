@@ -121,6 +121,18 @@ def mark_games(session: Session, game_ids: Iterable[int]) -> None:
         )
 
 
+def game_file_states(session: Session) -> list[tuple[int, str, str | None, bool]]:
+    """For each game loaded from a file: its id, the file, the digest last loaded, and
+    whether it was loaded by a judge older than ``file_applied`` (plain columns: watching
+    the files loads no game row for an unchanged file)."""
+    rows = session.execute(
+        select(Game.id, Game.config_path, Game.config_digest, Game.file_applied.is_(None))
+        .where(Game.config_path.is_not(None))
+        .order_by(Game.id)
+    )
+    return [(i, path, digest, bool(legacy)) for i, path, digest, legacy in rows if path]
+
+
 def games_with_deadlines(session: Session) -> list[Game]:
     """Active games that have a phase and a deadline, in the order of their names."""
     return list(
@@ -134,11 +146,6 @@ def games_with_deadlines(session: Session) -> list[Game]:
             .order_by(Game.name)
         )
     )
-
-
-def games_from_files(session: Session) -> list[Game]:
-    """The games loaded from a game file."""
-    return list(session.scalars(select(Game).where(Game.config_path.is_not(None))))
 
 
 def game_file_paths(session: Session) -> list[str]:
