@@ -367,7 +367,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         server.stopping.set()
 
     def reload(signum: int, _frame: object) -> None:
-        server.deadline_ready.set()  # the deadline loop re-reads changed game files
+        server.reload()  # the deadline loop re-reads changed game files at once
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)

@@ -23,12 +23,22 @@ from sqlalchemy import (
     String,
     Text,
     UniqueConstraint,
+    event,
 )
-from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship, validates
+from sqlalchemy.orm import (
+    DeclarativeBase,
+    Mapped,
+    Session,
+    mapped_column,
+    relationship,
+    validates,
+)
+from sqlalchemy.orm.attributes import get_history
 
 from judge.db.types import JSONDocument, UTCDateTime
 
 __all__ = [
+    "LOOK_NOW",
     "NAMING_CONVENTION",
     "Ballot",
     "Base",
@@ -234,6 +244,14 @@ class Game(Base):
     observer_password_hash: Mapped[str | None] = mapped_column(String)
     created_at: Mapped[datetime] = mapped_column(default=utcnow)
     updated_at: Mapped[datetime] = mapped_column(default=utcnow, onupdate=utcnow)
+    #: When the deadline loop must next look at the game (a reminder, the deadline, a day
+    #: of grace, the end of the early delay), worked out by the loop each time it looks
+    #: (:mod:`judge.services.wakes`); :data:`LOOK_NOW` once anything that may move it
+    #: changed (see :func:`_mark_changed_games`); None: nothing to look at by time.
+    wake_at: Mapped[datetime | None] = mapped_column(index=True)
+    #: The deadline ``wake_at`` was worked out for: the loop's safety net looks again at
+    #: a game whose deadline is no longer this one, however it was changed.
+    wake_deadline: Mapped[datetime | None]
 
     players: Mapped[list[Player]] = relationship(
         back_populates="game",
@@ -764,3 +782,48 @@ class Picture(Base):
 
     def __repr__(self) -> str:
         return f"Picture(game_id={self.game_id!r}, phase={self.phase!r}, kind={self.kind!r})"
+
+
+# -- the deadline loop's marks ------------------------------------------------------------
+
+#: ``games.wake_at`` of a game the deadline loop must look at as soon as it can.
+LOOK_NOW = datetime(1970, 1, 1, tzinfo=UTC)
+
+#: The game columns whose change may move what is due when (the deadline, the phase, the
+#: status, the per-phase settings: grace, early, remind, NMR policy).
+_WAKE_COLUMNS = ("status", "phase", "seq", "deadline", "settings", "rules")
+
+#: Rows with a ``game_id`` whose change cannot make anything due sooner: what the
+#: deadline loop itself writes when it looks at a game (notices, mail, pictures), and the
+#: press.  Every other row of a game (orders, seats, WAIT, votes, proposals, rollbacks...)
+#: marks it, so that a new kind of row is on the safe side by default.
+_UNMARKING = frozenset({"notices", "outbox", "pictures", "press", "signon_guards", "observers"})
+
+
+@event.listens_for(Session, "before_flush")
+def _mark_changed_games(session: Session, _context: object, _instances: object) -> None:
+    """Mark for the deadline loop (``wake_at = LOOK_NOW``) every game whose schedule may
+    have moved in this flush, in the same transaction: one place for every path that sets
+    a deadline, processes a phase, pauses, resumes, rolls back or takes an order, so that
+    none can forget it.  Orders written by Core statements are marked by their queries
+    (:func:`judge.db.queries.mark_games`)."""
+    game_ids: set[int] = set()
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        if isinstance(obj, Game):
+            if obj in session.new or any(
+                get_history(obj, name).has_changes() for name in _WAKE_COLUMNS
+            ):
+                obj.wake_at = LOOK_NOW
+            continue
+        table = getattr(obj, "__tablename__", None)
+        game_id = getattr(obj, "game_id", None)
+        if isinstance(obj, ProposalBallot):
+            # A ballot names its proposal; the votes still out may hold the phase.
+            proposal = session.get(Proposal, obj.proposal_id)
+            game_id = proposal.game_id if proposal is not None else None
+        if table is not None and table not in _UNMARKING and isinstance(game_id, int):
+            game_ids.add(game_id)
+    for game_id in game_ids:
+        game = session.get(Game, game_id)
+        if game is not None and game.wake_at != LOOK_NOW:
+            game.wake_at = LOOK_NOW

@@ -13,11 +13,12 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
 from judge.db.models import (
+    LOOK_NOW,
     FutureOrder,
     Game,
     GameStatus,
@@ -75,6 +76,64 @@ def games_with_status(session: Session, status: GameStatus) -> list[Game]:
     return list(session.scalars(select(Game).where(Game.status == status)))
 
 
+def games_to_wake(
+    session: Session, now: datetime, after: tuple[datetime, int] | None = None, limit: int = 500
+) -> list[Game]:
+    """The games the deadline loop must look at by ``now`` (``wake_at`` reached), the
+    earliest first, at most ``limit``, after (``wake_at``, id) ``after`` (the last of the
+    previous page); one statement, on the ``wake_at`` index."""
+    query = select(Game).where(Game.wake_at <= now)
+    if after is not None:
+        query = query.where(
+            or_(Game.wake_at > after[0], and_(Game.wake_at == after[0], Game.id > after[1]))
+        )
+    return list(session.scalars(query.order_by(Game.wake_at, Game.id).limit(limit)))
+
+
+def next_wake_at(session: Session) -> datetime | None:
+    """The next moment the deadline loop must look at a game (one MIN on an index)."""
+    return session.scalar(select(func.min(Game.wake_at)))
+
+
+def games_out_of_step(session: Session) -> list[int]:
+    """The active games whose deadline is no longer the one their ``wake_at`` was worked
+    out for (the deadline loop's safety net, for a change that did not mark them)."""
+    return list(
+        session.scalars(
+            select(Game.id).where(
+                Game.status == GameStatus.ACTIVE,
+                Game.deadline.is_distinct_from(Game.wake_deadline),
+            )
+        )
+    )
+
+
+def mark_games(session: Session, game_ids: Iterable[int]) -> None:
+    """Mark games for the deadline loop to look at at once (``wake_at = LOOK_NOW``): what
+    was written (an order, say) may make a phase due (one statement).  The ORM's changes
+    mark their games themselves (:func:`judge.db.models._mark_changed_games`)."""
+    ids = sorted(set(game_ids))
+    if ids:
+        session.execute(
+            update(Game)
+            .where(Game.id.in_(ids), or_(Game.wake_at.is_(None), Game.wake_at != LOOK_NOW))
+            .values(wake_at=LOOK_NOW)
+            .execution_options(synchronize_session=False)
+        )
+
+
+def game_file_states(session: Session) -> list[tuple[int, str, str | None, bool]]:
+    """For each game loaded from a file: its id, the file, the digest last loaded, and
+    whether it was loaded by a judge older than ``file_applied`` (plain columns: watching
+    the files loads no game row for an unchanged file)."""
+    rows = session.execute(
+        select(Game.id, Game.config_path, Game.config_digest, Game.file_applied.is_(None))
+        .where(Game.config_path.is_not(None))
+        .order_by(Game.id)
+    )
+    return [(i, path, digest, bool(legacy)) for i, path, digest, legacy in rows if path]
+
+
 def games_with_deadlines(session: Session) -> list[Game]:
     """Active games that have a phase and a deadline, in the order of their names."""
     return list(
@@ -88,11 +147,6 @@ def games_with_deadlines(session: Session) -> list[Game]:
             .order_by(Game.name)
         )
     )
-
-
-def games_from_files(session: Session) -> list[Game]:
-    """The games loaded from a game file."""
-    return list(session.scalars(select(Game).where(Game.config_path.is_not(None))))
 
 
 def game_file_paths(session: Session) -> list[str]:
@@ -279,18 +333,21 @@ def clear_orders(session: Session, owners: Sequence[tuple[int, int, int]]) -> No
     """Retire every active order of each (game, seq, player) (one statement for all)."""
     if owners:
         session.execute(_CLEAR_ORDERS, [{"g": g, "s": s, "p": p} for g, s, p in owners])
+        mark_games(session, {g for g, _s, _p in owners})
 
 
 def retire_orders(session: Session, keys: Sequence[tuple[int, int, int, str]]) -> None:
     """Retire the active order of each (game, seq, player, what it is for)."""
     if keys:
         session.execute(_RETIRE_ORDERS, [{"g": g, "s": s, "p": p, "u": u} for g, s, p, u in keys])
+        mark_games(session, {g for g, _s, _p, _u in keys})
 
 
 def insert_orders(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Write order rows (column values) in one statement."""
     if rows:
         session.execute(insert(_ORDERS), list(rows))
+        mark_games(session, {row["game_id"] for row in rows})
 
 
 def order_rows_after(session: Session, game_id: int, seq: int) -> list[tuple[OrderRecord, str]]:
@@ -310,6 +367,7 @@ def delete_orders_after(session: Session, game_id: int, seq: int) -> None:
     session.execute(
         delete(OrderRecord).where(OrderRecord.game_id == game_id, OrderRecord.seq > seq)
     )
+    mark_games(session, {game_id})
 
 
 # -- notices ----------------------------------------------------------------------------

@@ -1,10 +1,13 @@
 """Deadline timers: APScheduler with its SQLAlchemy job store in the judge's database.
 
-The database stays the source of truth.  Each active game has one job, at the next moment
-something is due for it (a reminder, the deadline, the end of grace); when it fires it
-only wakes the judge's deadline loop, which works out from the database what is due and
-processes it idempotently.  So a late fire, a double fire or a fire after a restart is
-harmless, and the loop's own tick is the safety net if a job is ever lost.  At start the
+The database stays the source of truth.  The judge keeps one job, ``deadline:next``, at
+the next moment something is due for any game (the earliest ``games.wake_at``, see
+:mod:`judge.services.wakes`): one job rather than one per game, because keeping 10,000
+jobs in step costs a write per game whenever its moment moves, while the one MIN is a
+single indexed read.  When it fires it only wakes the judge's deadline loop, which works
+out from the database what is due and processes it idempotently.  So a late fire, a
+double fire or a fire after a restart is harmless, and the loop's own tick (which also
+sleeps until that moment) is the safety net if a job is ever lost.  At start the
 jobs are recreated from the database; misfires (deadlines that passed while the judge was
 down) are never dropped, and coalesced into one run.
 """
@@ -14,16 +17,12 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from apscheduler.jobstores.sqlalchemy import SQLAlchemyJobStore
 from apscheduler.schedulers.background import BackgroundScheduler
-from sqlalchemy.orm import Session
 
-from judge.db import queries
-from judge.db.models import Game, GameStatus
 from judge.db.session import make_engine
-from judge.services.game_settings import phase_deadline
 
 log = logging.getLogger("judge.scheduler")
 
@@ -42,33 +41,8 @@ def wake(url: str) -> None:
         waker()
 
 
-def next_moment(game: Game, now: datetime) -> datetime | None:
-    """The next time something may be due for ``game``: a reminder, the deadline, or the
-    end of each day of grace."""
-    if game.status != GameStatus.ACTIVE or game.deadline is None or game.phase is None:
-        return None
-    spec = phase_deadline(game)
-    grace, remind = spec.grace, spec.remind
-    moments = [game.deadline + timedelta(hours=h) for h in range(0, int(grace) + 1, 24)]
-    moments.append(game.deadline + timedelta(hours=grace))
-    if remind:
-        moments.append(game.deadline - timedelta(hours=remind))
-    later = [m for m in moments if m > now]
-    return min(later) if later else game.deadline
-
-
-def wanted_jobs(session: Session, now: datetime) -> dict[str, datetime]:
-    """Job id -> run time for every active game, from the database."""
-    wanted: dict[str, datetime] = {}
-    for game in queries.games_with_status(session, GameStatus.ACTIVE):
-        moment = next_moment(game, now)
-        if moment is not None:
-            wanted[f"deadline:{game.name}"] = moment
-    return wanted
-
-
 class DeadlineScheduler:
-    """One APScheduler job per active game, kept in the judge's own database."""
+    """APScheduler jobs that wake the deadline loop, kept in the judge's own database."""
 
     def __init__(self, url: str, waker: Callable[[], None]) -> None:
         self.url = url
@@ -88,7 +62,8 @@ class DeadlineScheduler:
         self.scheduler.start()
 
     def sync(self, wanted: dict[str, datetime]) -> None:
-        """Make the jobs match ``wanted`` (from :func:`wanted_jobs`).
+        """Make the jobs match ``wanted`` (job id -> run time); others are removed (the
+        one job per game of older judges too).
 
         Called with no database session open: on SQLite the job store's writes would
         otherwise wait for the judge's own transaction.

@@ -31,22 +31,25 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from judge.config import JudgeSettings
+from judge.db import queries
 from judge.db.models import Game, GameStatus
 from judge.db.session import read_only
 from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
-from judge.runtime.scheduler import DeadlineScheduler, wanted_jobs
+from judge.runtime.scheduler import DeadlineScheduler
 from judge.runtime.sender import SentJournal, deliver_due
 from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
-from judge.services.games import due_games, find_game, process_game
+from judge.services.games import find_game, phase_due, process_game
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
+from judge.services.wakes import settle
 
 log = logging.getLogger("judge.serve")
 
@@ -64,6 +67,16 @@ class Wakeup(Protocol):
     def is_set(self) -> bool: ...
     def wait(self, timeout: float | None = None) -> bool: ...
 
+
+#: How often the running judge looks at the game files by itself (SIGHUP: at once).
+GAME_FILE_SECONDS = 30.0
+#: How often the deadline loop's safety net looks for games whose deadline changed
+#: without marking them (:func:`judge.db.queries.games_out_of_step`).
+SAFETY_SECONDS = 60.0
+#: Sleep this much past the next moment, so that the clock has surely reached it.
+WAKE_SLACK = 0.002
+#: The scheduler's job: the next moment anything is due, one per judge.
+NEXT_JOB = "deadline:next"
 
 #: How long start() waits for a worker process to be ready (importing takes about 1 s).
 WORKER_START_SECONDS = 60
@@ -262,6 +275,28 @@ def _send_pass(
     return more
 
 
+class _Both:
+    """Two wake-ups set as one (picklable, for a worker process)."""
+
+    def __init__(self, first: Wakeup, second: Wakeup) -> None:
+        self.first = first
+        self.second = second
+
+    def set(self) -> None:
+        self.first.set()
+        self.second.set()
+
+    def clear(self) -> None:
+        self.first.clear()
+        self.second.clear()
+
+    def is_set(self) -> bool:
+        return self.first.is_set() and self.second.is_set()
+
+    def wait(self, timeout: float | None = None) -> bool:
+        return self.first.wait(timeout)
+
+
 def _after_phase(game: Game | None) -> str:
     """Where a game stands once a phase is processed, for the log."""
     if game is None or game.status == GameStatus.FINISHED:
@@ -308,10 +343,21 @@ class Server:
         self.transport = transport or app.transport
         self.inbound: object | None = None
         self.errors = 0
-        self.deadline_ready = threading.Event()
+        # Set by the inbox (a worker process, when processes) after each batch: what it
+        # wrote may have marked games for the deadline loop.
+        self.deadline_ready: Wakeup = self._context.Event() if self.processes else threading.Event()
         self.scheduler: DeadlineScheduler | None = None
         self.use_scheduler = use_scheduler
         self._synced_at: datetime | None = None
+        self._scheduled: datetime | None = None
+        #: The earliest ``games.wake_at`` after the last pass.
+        self._next_wake: datetime | None = None
+        #: When (time.monotonic()) the game files and the safety net were last looked at.
+        self._files_at: float | None = None
+        self._safety_at: float | None = None
+        #: How many games the last pass looked at (without failing).
+        self._looked = 0
+        self.game_file_seconds = GAME_FILE_SECONDS
 
     # -- storing ------------------------------------------------------------------
 
@@ -344,16 +390,83 @@ class Server:
         self.errors += 1
 
     def _process_inbox(self) -> None:
-        _process_pass(self.app, self.clock, self.stopping.is_set, self.outbox_ready)
+        notify = _Both(self.outbox_ready, self.deadline_ready)
+        _process_pass(self.app, self.clock, self.stopping.is_set, notify)
 
     def _send(self) -> bool:
         return _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
 
+    def reload(self) -> None:
+        """Look at the game files at the deadline loop's next pass, now (SIGHUP)."""
+        self._files_at = None
+        self.deadline_ready.set()
+
+    def _deadline_loop(self) -> None:
+        """The deadline loop: a pass, then sleep until the next moment a game must be
+        looked at (``games.wake_at``), a wake-up (mail processed, SIGHUP, the scheduler's
+        job), or ``tick`` seconds, the safety net (a pass costs two indexed statements
+        when nothing is due)."""
+        while not self.stopping.is_set():
+            self.deadline_ready.clear()
+            try:
+                self._deadlines()
+            except Exception:
+                self._count_error()
+                log.exception("deadlines failed; retrying")
+            self.deadline_ready.wait(self._until_next())
+
+    def _until_next(self) -> float:
+        """Seconds until the next moment a game must be looked at, at most ``tick``."""
+        if self._next_wake is None:
+            return self.tick
+        ahead = (self._next_wake - self.clock()).total_seconds()
+        if ahead <= 0:
+            # Due already: marked (or its moment came) during this pass, which did some
+            # work, so go on at once; else only games that failed are left: the tick.
+            return 0.0 if self._looked else self.tick
+        return min(self.tick, ahead + WAKE_SLACK)
+
     def _deadlines(self) -> None:
+        """One pass: the game files when due, then every game whose moment came."""
         now = self.clock()
-        # Game files edited by the game master are noticed here (a file watch by polling;
-        # SIGHUP only wakes this loop sooner).
-        games_dir = self.app.judge.settings.games_dir
+        settings = self.app.judge.settings
+        mono = time.monotonic()
+        if self._files_at is None or mono - self._files_at >= self.game_file_seconds:
+            self._files_at = mono
+            self._game_files(now, settings.games_dir)
+        if self._safety_at is None or mono - self._safety_at >= SAFETY_SECONDS:
+            self._safety_at = mono
+            with self.app.sessions() as session, session.begin():
+                queries.mark_games(session, queries.games_out_of_step(session))
+        # Page by page (a burst may wake thousands), each game once a pass: one that fails
+        # is tried again at the next tick, one marked again meanwhile at the next pass.
+        after: tuple[datetime, int] | None = None
+        self._looked = 0
+        while True:
+            with self.app.sessions() as session:
+                page = [
+                    (game.id, game.name, game.wake_at)
+                    for game in queries.games_to_wake(read_only(session), now, after)
+                ]
+            if not page:
+                break
+            for game_id, name, wake_at in page:
+                assert wake_at is not None  # selected by it
+                after = (wake_at, game_id)
+                try:
+                    self._look(game_id, name, now)
+                except Exception:
+                    self._count_error()
+                    log.exception("%s: looking at its deadline failed; retrying", name)
+                else:
+                    self._looked += 1
+        with self.app.sessions() as session:
+            self._next_wake = queries.next_wake_at(read_only(session))
+        self._schedule(now)
+
+    def _game_files(self, now: datetime, games_dir: Path | None) -> None:
+        """Apply edited game files and load new ones (at SIGHUP and every
+        ``game_file_seconds``, not at every pass)."""
         with self.app.sessions() as session, session.begin():
             lines = reload_configs(session, self.app.judge, now)
             if games_dir is not None:
@@ -364,45 +477,63 @@ class Server:
             # A game loaded, an edit applied or refused: each may have queued mail (game
             # start, new deadline, a note to the master), and waking the sender is cheap.
             self.outbox_ready.set()
+
+    def _look(self, game_id: int, name: str, now: datetime) -> None:
+        """Look at one game whose moment came: its notices, its phase if due, and its
+        next moment."""
         with self.app.sessions() as session, session.begin():
-            sent = send_reminders(session, self.app.judge, now)
-            sent += send_late_notices(session, self.app.judge, now)
-        if sent:
-            self.outbox_ready.set()
+            game = session.get(Game, game_id)
+            if game is not None:
+                sent = send_reminders(session, self.app.judge, now, [game])
+                sent += send_late_notices(session, self.app.judge, now, [game])
+                if sent:
+                    self.outbox_ready.set()
         with self.app.sessions() as session:
-            due = due_games(read_only(session), now)
-        changed = False
-        for name, phase in due:
-            with self.app.sessions() as session, session.begin():
-                game = find_game(session, name)
-                deadline = game.deadline if game is not None else None
-                outcome = process_game(session, self.app.judge, name, now, phase=phase)
-                after = _after_phase(game)
-                why = not_processed_why(session, game) if outcome is None and game else None
-            if outcome is not None:
-                when = (
-                    "at the deadline"
-                    if deadline is None or now >= deadline
-                    else "early (every order in)"
-                )
-                log.info("%s %s processed %s; %s", name, phase, when, after)
-                self.outbox_ready.set()
-                changed = True
-            else:
-                # Not adjudicated: the players' votes may have ended the game (its final
-                # mail is queued), or it waits for its master (house rule 8.4); or it was
-                # a repeated call, and waking the sender and the scheduler costs little.
-                if why is not None:
-                    log.info("%s %s not processed: %s", name, phase, why)
-                self.outbox_ready.set()
-                changed = True
-        if self.scheduler is not None and (
-            changed or self._synced_at is None or now - self._synced_at > timedelta(minutes=5)
-        ):
-            with self.app.sessions() as session:
-                wanted = wanted_jobs(read_only(session), now)
-            self.scheduler.sync(wanted)
-            self._synced_at = now
+            game = read_only(session).get(Game, game_id)
+            due = (
+                game.phase
+                if game is not None
+                and game.status == GameStatus.ACTIVE
+                and game.phase is not None
+                and phase_due(session, game, now)
+                else None
+            )
+        if due is not None:
+            self._process(name, due, now)
+        with self.app.sessions() as session, session.begin():
+            settle(session, game_id, now)
+
+    def _process(self, name: str, phase: str, now: datetime) -> None:
+        """Process a game's phase that is due (one transaction), and say so."""
+        with self.app.sessions() as session, session.begin():
+            game = find_game(session, name)
+            deadline = game.deadline if game is not None else None
+            outcome = process_game(session, self.app.judge, name, now, phase=phase)
+            after = _after_phase(game)
+            why = not_processed_why(session, game) if outcome is None and game else None
+        if outcome is not None:
+            when = (
+                "at the deadline"
+                if deadline is None or now >= deadline
+                else "early (every order in)"
+            )
+            log.info("%s %s processed %s; %s", name, phase, when, after)
+        elif why is not None:
+            # Not adjudicated: the players' votes may have ended the game (its final mail
+            # is queued), or it waits for its master (house rule 8.4).
+            log.info("%s %s not processed: %s", name, phase, why)
+        self.outbox_ready.set()
+
+    def _schedule(self, now: datetime) -> None:
+        """Keep the scheduler's one job at the next moment (only when it moved)."""
+        if self.scheduler is None:
+            return
+        moment = self._next_wake if self._next_wake is not None and self._next_wake > now else None
+        if moment == self._scheduled and self._synced_at is not None:
+            return
+        self.scheduler.sync({NEXT_JOB: moment} if moment is not None else {})
+        self._scheduled = moment
+        self._synced_at = now
 
     # -- start and stop -----------------------------------------------------------
 
@@ -467,16 +598,17 @@ class Server:
         if self.use_scheduler:
             self.scheduler = DeadlineScheduler(settings.url, self.deadline_ready.set)
             self.scheduler.start()
-        self._thread(
-            "deadlines", lambda: self._loop("deadlines", self.deadline_ready, self._deadlines)
-        )
+        self._thread("deadlines", self._deadline_loop)
         log.info("judge %s serving as %s", settings.name, settings.address)
 
     def _start_worker(self, worker: _Worker) -> None:
-        wake, notify = (
-            (self.inbox_ready, self.outbox_ready)
+        wake: Wakeup = self.inbox_ready if worker.role == "inbox" else self.outbox_ready
+        # The inbox's batches wake the sender and the deadline loop (which looks at the
+        # games the batch marked); the sender's, the inbox.
+        notify: Wakeup = (
+            _Both(self.outbox_ready, self.deadline_ready)
             if worker.role == "inbox"
-            else (self.outbox_ready, self.inbox_ready)
+            else self.inbox_ready
         )
         worker.ready = self._context.Event()
         worker.busy = self._context.Value("d", 0.0, lock=False)

@@ -1,11 +1,13 @@
 """Watching the game files: which files are new or changed since they were loaded (looked
-at every second, reread only when the file system says a file changed), loading the new
+at by ``judge serve`` at SIGHUP and every 30 seconds, reread only when the file system
+says a file changed), loading the new
 ones and applying the edits (:mod:`judge.services.game_files`), and refusing a bad edit
 once, with its error sent to the game master."""
 
 from __future__ import annotations
 
 import hashlib
+import time
 from datetime import datetime
 from pathlib import Path
 
@@ -31,11 +33,16 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
     Returns a line per file handled, for the log.
     """
     report: list[str] = []
-    for game in queries.games_from_files(session):
-        path = Path(game.config_path or "")
+    for game_id, config_path, config_digest, legacy in queries.game_file_states(session):
+        path = Path(config_path)
         digest = _file_digest(path)
         if digest is None:
             continue  # a file being rewritten, or moved away: try again later
+        if digest == config_digest and not legacy:
+            continue  # unchanged (the common case: no game row is loaded for it)
+        game = session.get(Game, game_id)
+        if game is None:
+            continue
         settings = dict(game.settings or {})
         if digest == game.config_digest and game.file_applied is None:
             if _UNUSABLE_LEGACY.get(path) != digest:
@@ -67,7 +74,7 @@ def _record_legacy(session: Session, judge: Judge, game: Game, path: Path, diges
     except ConfigError:
         config = None  # handled (refused and reported) when the file changes
     if config is None or config.name != game.name:
-        # Not parsed again at every look (every second): only once the file changes.
+        # Not parsed again at every look: only once the file changes.
         _UNUSABLE_LEGACY[path] = digest
         return
     game.file_applied = legacy_applied(session, game, config, judge)
@@ -85,6 +92,15 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
     """
     if not games_dir.is_dir():
         return []
+    try:
+        folder_mtime = games_dir.stat().st_mtime_ns
+    except OSError:
+        return []
+    if _FOLDERS_SEEN.get(games_dir) == folder_mtime and not _refused_changed():
+        # No file added, removed or renamed since the last complete look, and no refused
+        # file edited in place: nothing new to load (no look at every file).
+        return []
+    complete = True
     known = {Path(p).resolve() for p in queries.game_file_paths(session)}
     report: list[str] = []
     for path in sorted(games_dir.glob("*.toml")):
@@ -93,6 +109,7 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
             continue
         digest = _file_digest(resolved)
         if digest is None:
+            complete = False  # unreadable now: look again next time
             continue
         if _REFUSED_FILES.get(resolved) == digest:
             continue
@@ -104,15 +121,26 @@ def load_new_games(session: Session, judge: Judge, games_dir: Path, now: datetim
             report.append(f"{path.name}: not loaded: {err}")
             continue
         report.append(f"{path.name}: loaded game {loaded.game} ({', '.join(loaded.changes)})")
+    # A folder changed within the last second may change again within its clock's tick
+    # without its time moving: such a look does not count as complete.
+    if complete and time.time_ns() - folder_mtime > 1_000_000_000:
+        _FOLDERS_SEEN[games_dir] = folder_mtime
     return report
 
 
 #: Game files found bad, by path, with the content digest that was refused.
 _REFUSED_FILES: dict[Path, str] = {}
+#: Game folders by path, with their modification time at the last complete look.
+_FOLDERS_SEEN: dict[Path, int] = {}
 
 
-#: path -> (modification time, size, sha256): the judge looks at every game file every
-#: second, and rereads one only when the file system says it changed.
+def _refused_changed() -> bool:
+    """Whether a refused game file changed (it is tried again)."""
+    return any(_file_digest(path) != digest for path, digest in _REFUSED_FILES.items())
+
+
+#: path -> (modification time, size, sha256): the judge looks at every game file now and
+#: then, and rereads one only when the file system says it changed.
 _DIGESTS: dict[Path, tuple[int, int, str]] = {}
 
 

@@ -7,7 +7,7 @@ Loading a game master's file is :mod:`judge.services.game_files` (watching the f
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from sqlalchemy.orm import Session
@@ -341,32 +341,48 @@ def orders_complete(session: Session, game: Game) -> bool:
 
 def due_games(session: Session, now: datetime) -> list[tuple[str, str]]:
     """Games whose current phase should be processed now: the deadline (plus grace) has
-    passed, or every order is in, nobody has SET WAIT, and the early delay has run."""
+    passed, or every order is in, nobody has SET WAIT, and the early delay has run
+    (:func:`phase_due`, for every active game; the running judge asks only the games
+    whose moment came, :mod:`judge.services.wakes`)."""
+    return [
+        (game.name, game.phase)
+        for game in queries.games_with_status(session, GameStatus.ACTIVE)
+        if game.phase is not None and phase_due(session, game, now)
+    ]
+
+
+def phase_due(session: Session, game: Game, now: datetime) -> bool:
+    """Whether the active ``game``'s current phase should be processed at ``now`` (see
+    :func:`due_games`)."""
+    spec = phase_deadline(game)
+    if game.deadline is not None and now >= game.deadline + timedelta(hours=spec.grace):
+        # "wait": with a missed phase the game waits for the missing orders or the
+        # game master (a replacement player, or PROCESS by hand).
+        return not waiting_for(session, game)
+    early = early_moment(session, game)
+    return early is not None and now >= early
+
+
+def early_moment(session: Session, game: Game) -> datetime | None:
+    """When the active ``game``'s current phase is due early, as its orders stand: the
+    last order's time plus the early delay, once every order is in and nobody has SET
+    WAIT or is voting on a proposal; None while it is not (the deadline decides)."""
     # Imported here: the endgame services process phases through this module.
     from judge.services.endgame import held_for_votes
 
-    due: list[tuple[str, str]] = []
-    for game in queries.games_with_status(session, GameStatus.ACTIVE):
-        if game.phase is None:
-            continue
-        spec = phase_deadline(game)
-        if game.deadline is not None and now >= game.deadline + timedelta(hours=spec.grace):
-            # "wait": with a missed phase the game waits for the missing orders or the
-            # game master (a replacement player, or PROCESS by hand).
-            if not waiting_for(session, game):
-                due.append((game.name, game.phase))
-            continue
-        if queries.someone_waits(session, game.id):
-            continue
-        if held_for_votes(session, game):
-            continue  # a proposal's vote or the master's decision on it is awaited
-        last = queries.last_order_at(session, game.id, game.seq)
-        if last is None and game.deadline is not None:
-            continue
-        early = timedelta(minutes=spec.early)
-        if (last is None or now >= last + early) and orders_complete(session, game):
-            due.append((game.name, game.phase))
-    return due
+    if queries.someone_waits(session, game.id):
+        return None
+    if held_for_votes(session, game):
+        return None  # a proposal's vote or the master's decision on it is awaited
+    last = queries.last_order_at(session, game.id, game.seq)
+    if last is None and game.deadline is not None:
+        return None
+    if not orders_complete(session, game):
+        return None
+    if last is None:
+        # No deadline and nothing owed: due at once.
+        return datetime.min.replace(tzinfo=UTC)
+    return last + timedelta(minutes=phase_deadline(game).early)
 
 
 def no_moves_received(

@@ -22,6 +22,7 @@ moment (the judge was down) sends only what is due now: no stale "day 0" notice 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -29,7 +30,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session
 
 from judge.db import queries
-from judge.db.models import Game, NoticeKind, NoticeRecord
+from judge.db.models import Game, GameStatus, NoticeKind, NoticeRecord
 from judge.engine.board import standard_map
 from judge.engine.obligations import Owed, owed
 from judge.engine.orders import Order
@@ -91,15 +92,18 @@ def _standing(position: Position, due: Owed, given: list[Order]) -> Standing:
 # -- the services ---------------------------------------------------------------------
 
 
-def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
-    """Queue the reminders due at ``now``; return how many were queued.
+def send_reminders(
+    session: Session, judge: Judge, now: datetime, games: Sequence[Game] | None = None
+) -> int:
+    """Queue the reminders due at ``now``; return how many were queued.  ``games``: look
+    only at these (the deadline loop's games whose moment came), else at every game.
 
     Due: the current phase's deadline settings have ``remind`` hours > 0, and
     ``deadline - remind <= now < deadline``.  Each active player who still owes orders
     gets one, once per phase.  The caller holds the transaction.
     """
     queued = 0
-    for game in _playing(session):
+    for game in _playing(session, games):
         assert game.deadline is not None  # _playing selects games with a deadline
         remind = phase_deadline(game).remind
         if remind <= 0 or not game.deadline - timedelta(hours=remind) <= now < game.deadline:
@@ -118,8 +122,11 @@ def send_reminders(session: Session, judge: Judge, now: datetime) -> int:
     return queued
 
 
-def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
-    """Queue the late notices due at ``now``; return how many were queued.
+def send_late_notices(
+    session: Session, judge: Judge, now: datetime, games: Sequence[Game] | None = None
+) -> int:
+    """Queue the late notices due at ``now``; return how many were queued (``games``: as
+    for :func:`send_reminders`).
 
     Due while the deadline has passed but the phase waits out its grace
     (``deadline <= now < deadline + grace``): day 0 from the deadline, day 1 from a day
@@ -135,7 +142,7 @@ def send_late_notices(session: Session, judge: Judge, now: datetime) -> int:
     (:func:`_send_waiting`).  The caller holds the transaction.
     """
     queued = 0
-    for game in _playing(session):
+    for game in _playing(session, games):
         assert game.deadline is not None  # _playing selects games with a deadline
         grace = timedelta(hours=phase_deadline(game).grace)
         if now >= game.deadline + grace:
@@ -220,13 +227,25 @@ def _send_waiting(session: Session, judge: Judge, game: Game, now: datetime) -> 
 # -- helpers --------------------------------------------------------------------------
 
 
-def _playing(session: Session) -> list[Game]:
-    """Active games with a deadline whose current phase is not processed yet.
+def _playing(session: Session, games: Sequence[Game] | None = None) -> list[Game]:
+    """Active games with a deadline whose current phase is not processed yet (of
+    ``games`` when given, else of all).
 
     A paused game waits for its master and is not nagged about.
     """
+    if games is None:
+        candidates = queries.games_with_deadlines(session)
+    else:
+        candidates = sorted(
+            (
+                g
+                for g in games
+                if g.status == GameStatus.ACTIVE and g.deadline is not None and g.phase
+            ),
+            key=lambda g: g.name,
+        )
     playing = []
-    for game in queries.games_with_deadlines(session):
+    for game in candidates:
         record = current_phase(session, game)
         if record is not None and record.processed_at is None:
             playing.append(game)

@@ -134,12 +134,12 @@ def test_every_migration_walks_down_to_base_and_up_again(db_url: str) -> None:
     assert schema_differences(db_url) == []
 
 
-def test_migration_0016_lets_a_picture_wait_to_be_drawn_and_keeps_the_ids(db_url: str) -> None:
+def test_migration_0015_lets_a_picture_wait_to_be_drawn_and_keeps_the_ids(db_url: str) -> None:
     # Up: a row with png NULL is a picture asked for, not drawn yet; the rows already
     # there and their ids are kept, and an id once given is never given again (SQLite's
     # copy of the table keeps AUTOINCREMENT and the sequence).  Down: the rows not drawn
     # yet are forgotten (their mails go without them), the others kept.
-    before = ScriptDirectory.from_config(alembic_config(db_url)).get_revision("0016")
+    before = ScriptDirectory.from_config(alembic_config(db_url)).get_revision("0015")
     assert before is not None and before.down_revision is not None
     upgrade(db_url)
     engine = make_engine(db_url)

@@ -189,6 +189,7 @@ def test_a_config_edit_is_noticed_by_the_running_judge(tmp_path: Path) -> None:
                 'timezone = "Europe/London"\ndeadline = "2026-11-26 12:00"',
             )
         )
+        server.reload()  # SIGHUP: the files are read at once, else every 30 s
         limit = time.monotonic() + 10
         while game_row(app).deadline != at("2026-11-26 12:00") and time.monotonic() < limit:
             time.sleep(0.05)

@@ -10,8 +10,8 @@ again: a mail queued before a ROLLBACK must not carry the picture of the phase p
 again).  Down again, the pictures not drawn yet are forgotten (their mails go without
 them, as with a picture that is gone).
 
-Revision ID: 0016
-Revises: 0013
+Revision ID: 0015
+Revises: 0014
 Create Date: 2026-11-27 10:00:00.000000
 """
 
@@ -21,8 +21,8 @@ import sqlalchemy as sa
 from alembic import op
 
 # revision identifiers, used by Alembic.
-revision: str = "0016"
-down_revision: str | Sequence[str] | None = "0013"
+revision: str = "0015"
+down_revision: str | Sequence[str] | None = "0014"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
