@@ -346,7 +346,9 @@ def serve_mode(args: argparse.Namespace) -> int:
                 run_dir.mkdir()
                 copied = time.perf_counter()
                 if postgres is not None:
-                    url = _copy_postgres(postgres.url, f"template_{tag}", f"run_{tag}_{number}")
+                    url = new_postgres_database(
+                        postgres.url, f"run_{tag}_{number}", template=f"template_{tag}"
+                    )
                 else:
                     shutil.copyfile(template_file, run_dir / "judge.db")
                     url = f"sqlite:///{run_dir / 'judge.db'}"
@@ -390,19 +392,6 @@ def serve_mode(args: argparse.Namespace) -> int:
             "cpu = user+sys seconds from the deadline to the last email"
         )
     return 0
-
-
-def _copy_postgres(server_url: str, template: str, name: str) -> str:
-    """A copy of database ``template`` called ``name`` (CREATE DATABASE ... TEMPLATE)."""
-    from sqlalchemy import create_engine, make_url
-
-    admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
-    try:
-        with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
-    finally:
-        admin.dispose()
-    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -164,6 +164,21 @@ def order_sets(per_power: int, seed: int = 1901) -> dict[str, list[list[str]]]:
     return sets
 
 
+def order_mail(power: str, sender: str, subject: str, message_id: str, body: str) -> bytes:
+    """A player's plain-text mail to the judge, as the benchmarks send it."""
+    return (
+        f"From: {power} <{sender}>\r\n"
+        f"To: {JUDGE_ADDRESS}\r\n"
+        f"Subject: {subject}\r\n"
+        f"Date: {formatdate(localtime=False)}\r\n"
+        f"Message-ID: {message_id}\r\n"
+        "MIME-Version: 1.0\r\n"
+        "Content-Type: text/plain; charset=utf-8\r\n"
+        "\r\n"
+        f"{body}\r\n"
+    ).encode()
+
+
 def build_messages(count: int, passwords: dict[str, str], run: str) -> list[Outgoing]:
     """``count`` order emails, the seven powers in turn, each with its own order set."""
     game_map = standard_map()
@@ -177,17 +192,7 @@ def build_messages(count: int, passwords: dict[str, str], run: str) -> list[Outg
         body = "\r\n".join(
             [f"SIGNON {game_map.power_letter[power]}{GAME} {passwords[power]}", *orders, "SIGNOFF"]
         )
-        raw = (
-            f"From: {power} <{sender}>\r\n"
-            f"To: {JUDGE_ADDRESS}\r\n"
-            f"Subject: {power} orders {i + 1}\r\n"
-            f"Date: {formatdate(localtime=False)}\r\n"
-            f"Message-ID: {message_id}\r\n"
-            "MIME-Version: 1.0\r\n"
-            "Content-Type: text/plain; charset=utf-8\r\n"
-            "\r\n"
-            f"{body}\r\n"
-        ).encode()
+        raw = order_mail(power, sender, f"{power} orders {i + 1}", message_id, body)
         messages.append(Outgoing(message_id, power, sender, raw))
     return messages
 
@@ -788,14 +793,16 @@ def profile_report(judge: InProcess, directory: Path, keep_dir: Path | None) -> 
 # -- one configuration -------------------------------------------------------------------
 
 
-def new_postgres_database(server_url: str, name: str) -> str:
-    """Create database ``name`` on the server; return its URL."""
+def new_postgres_database(server_url: str, name: str, template: str | None = None) -> str:
+    """Create database ``name`` on the server (a copy of database ``template``, if given:
+    ``CREATE DATABASE ... TEMPLATE``); return its URL."""
     from sqlalchemy import create_engine, make_url
 
     admin = create_engine(server_url, isolation_level="AUTOCOMMIT")
+    copy = f' TEMPLATE "{template}"' if template is not None else ""
     try:
         with admin.connect() as connection:
-            connection.exec_driver_sql(f'CREATE DATABASE "{name}"')
+            connection.exec_driver_sql(f'CREATE DATABASE "{name}"{copy}')
     finally:
         admin.dispose()
     return make_url(server_url).set(database=name).render_as_string(hide_password=False)
@@ -913,17 +920,7 @@ def first_signon_messages(count: int, run: str) -> tuple[list[Outgoing], int]:
         orders = sets[power][i // len(POWERS)]
         signon = f"SIGNON {game_map.power_letter[power]}{game} {player_password(game, power)}"
         body = "\r\n".join([signon, *orders, "SIGNOFF"])
-        raw = (
-            f"From: {power} <{sender}>\r\n"
-            f"To: {JUDGE_ADDRESS}\r\n"
-            f"Subject: {power} orders in {game}\r\n"
-            f"Date: {formatdate(localtime=False)}\r\n"
-            f"Message-ID: {message_id}\r\n"
-            "MIME-Version: 1.0\r\n"
-            "Content-Type: text/plain; charset=utf-8\r\n"
-            "\r\n"
-            f"{body}\r\n"
-        ).encode()
+        raw = order_mail(power, sender, f"{power} orders in {game}", message_id, body)
         messages.append(Outgoing(message_id, power, sender, raw))
     return messages, games
 
