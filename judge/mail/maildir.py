@@ -8,7 +8,7 @@ import mailbox
 import re
 from pathlib import Path
 
-from judge.mail.compose import build_email
+from judge.mail.compose import email_bytes
 from judge.mail.outgoing import OutgoingMail
 
 __all__ = ["MaildirTransport", "mailbox_dir"]
@@ -41,6 +41,6 @@ class MaildirTransport:
         marker = self.var_dir / "delivered" / digest
         if marker.exists():
             return
-        box.add(build_email(mail).as_bytes())
+        box.add(email_bytes(mail))
         marker.parent.mkdir(parents=True, exist_ok=True)
         marker.touch()

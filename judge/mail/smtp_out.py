@@ -19,11 +19,12 @@ import logging
 import smtplib
 import ssl
 import time
+from dataclasses import replace
 from types import TracebackType
 from typing import Self
 
 from judge.config import SmtpSettings
-from judge.mail.compose import build_email
+from judge.mail.compose import email_bytes
 from judge.mail.net import readable, settings_hint
 from judge.mail.outgoing import OutgoingMail
 from judge.mail.transport import PermanentError, ServerUnavailable, TransientError
@@ -108,11 +109,26 @@ def classify_error(
     return None
 
 
+#: Fields that are not sent over SMTP, as smtplib's send_message did not send them: the
+#: message goes to its one envelope recipient only.
+_UNSENT_FIELDS = frozenset({"bcc", "resent-bcc"})
+#: The MAIL FROM options of a message to or from a non-ASCII address (RFC 6531).
+_UTF8_OPTIONS = ("SMTPUTF8", "BODY=8BITMIME")
+
+
+def _wire_mail(mail: OutgoingMail) -> OutgoingMail:
+    """``mail`` without the fields that are not sent (:data:`_UNSENT_FIELDS`)."""
+    if not any(name.lower() in _UNSENT_FIELDS for name, _value in mail.headers):
+        return mail
+    kept = [(name, value) for name, value in mail.headers if name.lower() not in _UNSENT_FIELDS]
+    return replace(mail, headers=tuple(kept))
+
+
 class SmtpTransport:
     """Delivers outgoing mail through the relay named by ``settings``.
 
-    The envelope sender is the mail's From address (the judge's own); the message is built
-    by :func:`judge.mail.compose.build_email`, so it carries the outbox's headers
+    The envelope sender is the mail's From address (the judge's own); the message is
+    written by :func:`judge.mail.compose.email_bytes`, so it carries the outbox's headers
     (Message-ID, Auto-Submitted, X-Auto-Response-Suppress, Precedence, X-Loop,
     In-Reply-To and References on replies).
 
@@ -153,11 +169,25 @@ class SmtpTransport:
 
     def send(self, mail: OutgoingMail) -> None:
         """Send ``mail`` to ``mail.to``; raise a classified error on failure."""
-        message = build_email(mail)
+        # The bytes the Maildir transport writes, with CRLF line ends (sendmail dot-stuffs
+        # them), written once.  Not smtplib's send_message: its generator escaped every
+        # body line beginning "From " as ">From " (an mbox habit), and it built a second
+        # copy of the message to write it.
+        data = email_bytes(_wire_mail(mail), "\r\n")
+        international = not (mail.from_address + mail.to).isascii()
         try:
             connection = self._connect()
-            # send_message writes CRLF line ends and dot-stuffs; one recipient per message.
-            connection.send_message(message, from_addr=mail.from_address, to_addrs=[mail.to])
+            options: tuple[str, ...] = ()
+            if international:
+                connection.ehlo_or_helo_if_needed()
+                if not connection.has_extn("smtputf8"):
+                    raise smtplib.SMTPNotSupportedError(
+                        f"the address {mail.to if not mail.to.isascii() else mail.from_address} "
+                        "is not ASCII and the server does not offer SMTPUTF8"
+                    )
+                options = _UTF8_OPTIONS
+            # One recipient per message.
+            connection.sendmail(mail.from_address, [mail.to], data, options)
             self._last_used = time.monotonic()
         except Exception as err:
             # After a failure the session's state is unknown: start afresh next time.

@@ -561,6 +561,42 @@ def test_smtp_replies_are_sorted_into_transient_and_permanent(smtp_sink: SmtpSin
     assert len(smtp_sink.received) == 1
 
 
+def test_the_body_arrives_as_written_and_as_the_maildir_has_it(
+    smtp_sink: SmtpSink, tmp_path: Path
+) -> None:
+    """A line of the body that begins with "From " is no mbox separator: it arrives as
+    written (smtplib's send_message wrote it ">From "), and the server gets the bytes the
+    Maildir transport writes, with CRLF line ends and dot-stuffed."""
+    from judge.mail.maildir import MaildirTransport, mailbox_dir
+
+    judge = make_judge(smtp_sink)
+    assert judge.settings.smtp is not None
+    body = "From France: A Par-Bur.\n.\nFrom\nFrom  England\n>From Italy\n"
+    mail = replace(sample(judge=judge), body=body)
+    with SmtpTransport(judge.settings.smtp) as transport:
+        transport.send(mail)
+    [got] = smtp_sink.received
+    assert got.text() == body
+    MaildirTransport(tmp_path).send(mail)
+    [kept] = list((mailbox_dir(tmp_path, mail.to) / "new").iterdir())
+    assert got.raw == kept.read_bytes().replace(b"\n", b"\r\n")
+
+
+def test_an_internationalised_address_goes_with_smtputf8(smtp_sink: SmtpSink) -> None:
+    """The sink offers SMTPUTF8: a mail to a non-ASCII address goes in UTF-8 (RFC 6531),
+    on the same connection as the others.  (A server without it: tests/mail.)"""
+    judge = make_judge(smtp_sink)
+    assert judge.settings.smtp is not None
+    with SmtpTransport(judge.settings.smtp) as transport:
+        transport.send(sample("jörg@exämple.de", judge))
+        transport.send(sample(judge=judge))
+    first, second = smtp_sink.received
+    assert first.rcpt_tos == ("jörg@exämple.de",)
+    assert "\r\nTo: jörg@exämple.de\r\n".encode() in first.raw
+    assert first.text() == "body\n"
+    assert second.rcpt_tos == ("alice@example.org",) and second.peer == first.peer
+
+
 # --- TLS and login -----------------------------------------------------------------------
 
 

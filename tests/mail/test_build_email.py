@@ -7,6 +7,7 @@ from __future__ import annotations
 import base64
 import email
 import email.policy
+import io
 import re
 import smtplib
 import struct
@@ -14,14 +15,18 @@ import zlib
 from collections.abc import Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from email.generator import BytesGenerator
 from email.message import EmailMessage
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.mail.compose import build_email
+from judge.config import SmtpSettings
+from judge.mail.compose import build_email, email_bytes
 from judge.mail.outgoing import Attachment, OutgoingMail
+from judge.mail.smtp_out import SmtpTransport
+from judge.mail.transport import PermanentError
 
 FAST = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -456,3 +461,125 @@ def test_any_file_name_is_refused_or_arrives_as_one_header_value(
     assert got is not None
     # A reader may collapse runs of spaces, or unfold at other line separators.
     assert got.split() == want.split() or "".join(got.split()) == "".join(want.split())
+
+
+# --- the bytes written without building the message (email_bytes) --------------------------
+
+
+def generated(mail: OutgoingMail, linesep: str) -> bytes:
+    """``build_email(mail)`` written by the standard library's generator, as ``as_bytes()``
+    writes it (no mbox escaping of "From " lines), with ``linesep``."""
+    buffer = io.BytesIO()
+    BytesGenerator(buffer, mangle_from_=False).flatten(build_email(mail), linesep=linesep)
+    return buffer.getvalue()
+
+
+SAMPLES = [
+    outgoing(),
+    outgoing(headers={}),
+    outgoing(body=""),
+    outgoing(body="a\r\nb\rc\n\tindented\n.\n..\nFrom me\n"),
+    outgoing(body="Armée Paris -> Bourgogne.\n"),
+    outgoing(body="Армия Москва -> Севастополь.\n" * 5),
+    outgoing(body="z" * 5000 + "\n"),
+    outgoing(subject="Résultats: l'armée"),
+    outgoing(subject="=?utf-8?q?x?="),
+    outgoing(subject="two  spaces"),
+    outgoing(subject=" leading space"),
+    outgoing(subject="y" * 70),
+    outgoing(subject="Re: x\r\nBcc: evil@example.net"),
+    outgoing(to="jörg@exämple.de"),
+    outgoing(to="england@example.org\r\nBcc: evil@example.net"),
+    outgoing(headers={**HEADERS, "References": " ".join(["<" + "x" * 40 + "@p.example>"] * 9)}),
+    outgoing(headers={"Bcc": "hidden@example.org", "X-Note": "naïve"}),
+    replace(outgoing(), from_name="Judge, EU"),
+    replace(outgoing(), from_name="Jüdge"),
+    replace(outgoing(), from_name=""),
+    replace(outgoing(), message_id="<x y\r\n@[bad] host>"),
+    with_picture(),
+    replace(with_picture(), attachments=(Attachment("g-S1901M.png", "image/png", PNG, True),)),
+]
+
+
+@pytest.mark.parametrize("linesep", ["\n", "\r\n"])
+@pytest.mark.parametrize("mail", SAMPLES)
+def test_email_bytes_are_the_bytes_the_generator_writes(mail: OutgoingMail, linesep: str) -> None:
+    assert email_bytes(mail, linesep) == generated(mail, linesep)
+    if linesep == "\n":
+        assert email_bytes(mail) == build_email(mail).as_bytes()
+
+
+@FAST
+@given(
+    subject=TEXT,
+    body=TEXT,
+    to=st.sampled_from(["england@example.org", "jörg@exämple.de", "a@b.c\r\nX: y"]),
+    extra=st.dictionaries(
+        st.sampled_from(["In-Reply-To", "References", "X-Loop", "Bcc", "Keywords"]), TEXT
+    ),
+)
+def test_any_mail_is_the_same_bytes_either_way(
+    subject: str, body: str, to: str, extra: dict[str, str]
+) -> None:
+    mail = outgoing(subject=subject, body=body, to=to, headers={**HEADERS, **extra})
+    for linesep in ("\n", "\r\n"):
+        assert email_bytes(mail, linesep) == generated(mail, linesep)
+
+
+def test_email_bytes_refuse_what_build_email_refuses() -> None:
+    for name in ("To", "subject", "Bad Name", "X:Y", ""):
+        with pytest.raises(ValueError, match="cannot add header"):
+            email_bytes(outgoing(headers={name: "x"}))
+    with pytest.raises(ValueError, match="must be a MIME type"):
+        email_bytes(replace(outgoing(), attachments=(Attachment("m.png", "image", PNG),)))
+
+
+class CapturingTransport(SmtpTransport):
+    """The SMTP transport talking to a :class:`CapturingSMTP` (or ``client``)."""
+
+    def __init__(self, client: CapturingSMTP | None = None) -> None:
+        super().__init__(SmtpSettings(host="relay.invalid", port=25, security="none"))
+        self.client = client or CapturingSMTP()
+
+    def _connect(self) -> smtplib.SMTP:
+        return self.client
+
+
+@pytest.mark.parametrize("mail", SAMPLES)
+def test_the_transport_sends_the_written_bytes(mail: OutgoingMail) -> None:
+    """What the server gets: the bytes of the message with CRLF line ends, without a Bcc
+    field, and with the options smtplib's ``send_message`` gave (SMTPUTF8 for a non-ASCII
+    address); the same bytes as ``send_message`` sent but for its ">From " escaping."""
+    transport = CapturingTransport()
+    transport.send(mail)
+    [(raw, options)] = transport.client.sent
+    unsent = ("bcc", "resent-bcc")
+    kept = tuple((name, value) for name, value in mail.headers if name.lower() not in unsent)
+    assert raw == email_bytes(replace(mail, headers=kept), "\r\n")
+    before = CapturingSMTP()
+    before.send_message(build_email(mail), from_addr=mail.from_address, to_addrs=[mail.to])
+    [(old_raw, old_options)] = before.sent
+    assert options == old_options
+    assert options == (() if mail.to.isascii() else ("SMTPUTF8", "BODY=8BITMIME"))
+    assert raw == old_raw.replace(b"\r\n>From ", b"\r\nFrom ")
+    assert b"hidden@example.org" not in raw
+
+
+class NoUtf8SMTP(CapturingSMTP):
+    """A server that does not offer SMTPUTF8."""
+
+    def has_extn(self, opt: str) -> bool:
+        return opt.lower() == "8bitmime"
+
+
+def test_a_non_ascii_address_needs_smtputf8() -> None:
+    transport = CapturingTransport(NoUtf8SMTP())
+    with pytest.raises(PermanentError) as refused:
+        transport.send(outgoing(to="jörg@exämple.de"))
+    assert str(refused.value) == (
+        "relay.invalid:25: the address jörg@exämple.de is not ASCII and the server does not "
+        "offer SMTPUTF8"
+    )
+    transport = CapturingTransport(NoUtf8SMTP())
+    transport.send(outgoing())
+    assert len(transport.client.sent) == 1
