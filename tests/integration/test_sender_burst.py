@@ -11,7 +11,7 @@ from support.servicekit import at, started_game
 
 from judge.db.models import OutboundMessage
 from judge.runtime.sender import Delivered, deliver_due, deliver_pending
-from judge.runtime.serve import run_loop
+from judge.runtime.serve import _send_pass, run_loop
 
 
 def test_a_run_says_whether_it_stopped_at_its_limit(tmp_path: Path) -> None:
@@ -82,3 +82,15 @@ def test_the_loop_runs_again_at_once_while_the_work_has_more() -> None:
     # Each call, with how many waits came before it: none after a True.
     assert done == [0, 0, 0, 1, 1]
     assert wake.waits == 2
+
+
+def test_a_send_pass_that_sent_mail_runs_again_at_once(tmp_path: Path) -> None:
+    """More mail is queued while a pass sends (in a burst, the deadline loop goes on
+    adjudicating): a pass that sent any asks to run again without waiting for a wake-up
+    and the gather's pause; the pass that finds nothing lets the loop wait."""
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+    assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is True
+    with app.sessions() as session:
+        assert set(session.scalars(select(OutboundMessage.state))) == {"sent"}
+    assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is False
