@@ -2,7 +2,7 @@
 
     python benchmarks/bench_deadline.py [--games 200] [--maps both|on|off]
     python benchmarks/bench_deadline.py --serve [--games 1000] [--postgres] [--repeat 1]
-                                        [--maps off|on|both] [--lead 8] [--profile FILE]
+                                        [--maps off|on|both] [--lead 8] [--drain]
 
 In process (the default), on a SQLite file in a temporary directory: ``--games`` games of
 seven players are loaded and started (their game-start mail queued), then the clock is
@@ -25,6 +25,11 @@ and last adjudication -> last email; and the CPU seconds (user + sys) of the jud
 its workers, and of PostgreSQL, from the deadline to the last email.  Nothing here
 depends on how the judge's deadline loop is woken: the deadline is in the database
 before the judge starts.
+
+``--drain``: after the runs, each run's results mails are queued again, all due at once,
+and ``judge serve`` started on its database: the sender alone, as if adjudicating cost
+nothing.  Prints the time from the first mail received to the last, the mails a second,
+and the CPU seconds of the judge and of this process (the sink) over that time.
 """
 
 from __future__ import annotations
@@ -297,6 +302,76 @@ def serve_run(
     )
 
 
+@dataclass
+class DrainRun:
+    """The sender alone: every results mail of a finished run queued again at once."""
+
+    mails: int
+    expected: int
+    span: float | None  # first to last mail received, seconds
+    judge_cpu: float  # user+sys of judge serve from the first mail to the last
+    sink_cpu: float  # user+sys of this process (the sink's thread, mostly) in that time
+
+
+def drain_run(
+    config: Path, database_url: str, sink: ArrivalSink, stall: float, postgres_pid: int | None
+) -> DrainRun:
+    """Queue again every results mail of the finished run in ``database_url`` and start
+    ``judge serve`` on it: the pace of the sender with all of a burst's mail due at once
+    (what the tail after the last adjudication would be if adjudicating cost nothing)."""
+    import resource
+
+    from benchmarks.bench_mail import Subprocess
+    from judge.db.session import make_engine
+
+    engine = make_engine(database_url)
+    with engine.begin() as connection:
+        expected = connection.execute(
+            update(OutboundMessage)
+            .where(OutboundMessage.kind != "gamestart")
+            .values(state="queued", sent_at=None, attempts=0, next_attempt_at=None, claimed_by=None)
+        ).rowcount
+    engine.dispose()
+    sink.reset()
+    log_path = config.parent / f"drain-{uuid.uuid4().hex[:6]}.log"
+    judge = Subprocess(config, log_path)
+    cpu_first = sink_first = 0.0
+    seen_first = False
+    try:
+        last_count, last_change = -1, time.monotonic()
+        while True:
+            time.sleep(0.05)
+            count = sink.count()
+            if count and not seen_first:
+                seen_first = True
+                cpu_first = judge.cpu_seconds()
+                usage = resource.getrusage(resource.RUSAGE_SELF)
+                sink_first = usage.ru_utime + usage.ru_stime
+            if count >= expected:
+                break
+            if count != last_count:
+                last_count, last_change = count, time.monotonic()
+            if not judge.alive():
+                raise RuntimeError(f"judge serve exited; see {log_path}")
+            if time.monotonic() - last_change > stall:
+                print(f"    gave up: {count} of {expected} mails after {stall} s without one")
+                break
+        judge_cpu = judge.cpu_seconds() - cpu_first
+        usage = resource.getrusage(resource.RUSAGE_SELF)
+        sink_cpu = usage.ru_utime + usage.ru_stime - sink_first
+    finally:
+        judge.stop()
+    with sink.lock:
+        arrivals = list(sink.arrivals)
+    return DrainRun(
+        mails=len(arrivals),
+        expected=expected,
+        span=max(arrivals) - min(arrivals) if arrivals else None,
+        judge_cpu=judge_cpu,
+        sink_cpu=sink_cpu,
+    )
+
+
 def _s(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}"
 
@@ -341,6 +416,7 @@ def serve_mode(args: argparse.Namespace) -> int:
                            directory / f"games-{tag}", maps)  # fmt: skip
             print(f"  made in {took:.0f} s", flush=True)
             results: list[ServeRun] = []
+            runs: list[tuple[Path, str]] = []  # each run's settings file and database
             for number in range(1, args.repeat + 1):
                 run_dir = directory / f"run-{tag}-{number}"
                 run_dir.mkdir()
@@ -354,6 +430,7 @@ def serve_mode(args: argparse.Namespace) -> int:
                     url = f"sqlite:///{run_dir / 'judge.db'}"
                 copy_s = time.perf_counter() - copied
                 config = write_config(run_dir, sink, url)
+                runs.append((config, url))
                 pid = postgres.process.pid if postgres is not None and postgres.process else None
                 one = serve_run(config, url, run_dir / "var", sink, args.games, args.lead,
                                 args.stall, pid)  # fmt: skip
@@ -373,6 +450,27 @@ def serve_mode(args: argparse.Namespace) -> int:
                     + ")",
                     flush=True,
                 )  # fmt: skip
+            drains: list[DrainRun] = []
+            for number, (config, url) in enumerate(runs if args.drain else [], 1):
+                pid = postgres.process.pid if postgres is not None and postgres.process else None
+                drain = drain_run(config, url, sink, args.stall, pid)
+                drains.append(drain)
+                rate = drain.mails / drain.span if drain.span else float("nan")
+                print(
+                    f"{tag:<5} {number:>3} drain: {drain.mails} mails in {_s(drain.span)} s "
+                    f"({rate:.0f} a second), judge cpu {drain.judge_cpu:.1f} s "
+                    f"({1000 * drain.judge_cpu / max(drain.mails, 1):.2f} ms a mail), "
+                    f"sink cpu {drain.sink_cpu:.1f} s"
+                    + (f"; {drain.expected} expected" if drain.mails < drain.expected else ""),
+                    flush=True,
+                )
+            if len(drains) > 1:
+                span = statistics.median(d.span or 0.0 for d in drains)
+                print(
+                    f"{tag:<5} med drain: {span:.2f} s, "
+                    f"judge cpu {statistics.median(d.judge_cpu for d in drains):.1f} s, "
+                    f"sink cpu {statistics.median(d.sink_cpu for d in drains):.1f} s"
+                )
             if len(results) > 1:
 
                 def median(values: list[float | None]) -> str:
@@ -406,6 +504,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--lead", type=float, default=8.0, help="seconds to the deadline")
     parser.add_argument("--stall", type=float, default=60.0, help="give up after")
     parser.add_argument("--keep", action="store_true", help="keep the files")
+    parser.add_argument(
+        "--drain", action="store_true",
+        help="--serve: then send each run's results again, all due at once (the sender alone)",
+    )  # fmt: skip
     args = parser.parse_args(argv)
     if args.serve:
         if args.maps is None:
