@@ -42,7 +42,7 @@ from judge.db.session import read_only
 from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler
-from judge.runtime.sender import SentJournal, deliver_due
+from judge.runtime.sender import CLAIM_BATCH, SentJournal, deliver_due
 from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
 from judge.services.games import find_game, phase_due, process_game
@@ -266,16 +266,18 @@ def _send_pass(
     journal: SentJournal | None,
 ) -> bool:
     """Send the queued mail that is due; whether more may be due at once (the run stopped
-    at its limit, or sent any), for :func:`run_loop` to run again without waiting."""
+    at its limit, or sent a claim batch's worth or more), for :func:`run_loop` to run again
+    without waiting."""
     sent, more = deliver_due(
         app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal
     )
     if sent:
         log.info("sent %d message(s)", sent)
-    # In a burst more mail is queued while a run sends: the next run goes at once, not
-    # after a wake-up's gather pause (a quarter of the sender's time in a 1,000-game
-    # burst).  The run that finds nothing costs a few reads, and then the loop waits.
-    return more or sent > 0
+    # A run that sent a batch's worth found a backlog (a burst's results queued faster
+    # than they go): the next run goes at once, not after a wake-up's gather pause.  A
+    # smaller run waits for the pause, so that a trickle (one game's seven results at a
+    # time) is sent in runs of several games, not one run, with its reads, per game.
+    return more or sent >= CLAIM_BATCH
 
 
 class _Both:

@@ -6,12 +6,14 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from support.servicekit import at, started_game
 
 from judge.db.models import OutboundMessage
-from judge.runtime.sender import Delivered, deliver_due, deliver_pending
+from judge.render import RenderedMail
+from judge.runtime.sender import CLAIM_BATCH, Delivered, deliver_due, deliver_pending
 from judge.runtime.serve import _send_pass, run_loop
+from judge.services.outbox import insert_outbox, queue_mail
 
 
 def test_a_run_says_whether_it_stopped_at_its_limit(tmp_path: Path) -> None:
@@ -84,13 +86,24 @@ def test_the_loop_runs_again_at_once_while_the_work_has_more() -> None:
     assert wake.waits == 2
 
 
-def test_a_send_pass_that_sent_mail_runs_again_at_once(tmp_path: Path) -> None:
-    """More mail is queued while a pass sends (in a burst, the deadline loop goes on
-    adjudicating): a pass that sent any asks to run again without waiting for a wake-up
-    and the gather's pause; the pass that finds nothing lets the loop wait."""
-    app, _table = started_game(tmp_path)
+def test_a_send_pass_that_found_a_backlog_runs_again_at_once(tmp_path: Path) -> None:
+    """A pass that sent a claim batch's worth or more found a backlog (in a burst the
+    deadline loop queues results faster than they go): it asks to run again without
+    waiting for a wake-up and the gather's pause.  A smaller pass, or one that finds
+    nothing, lets the loop wait, so that a trickle is sent in runs of several games."""
+    app, _table = started_game(tmp_path)  # its game start queued 8 mails
     now = at("2026-11-23 12:01")
+    assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is False
+    with app.sessions() as session, session.begin():
+        rows: list[dict[str, object]] = []
+        for number in range(CLAIM_BATCH):
+            queue_mail(
+                session, app.judge, to=f"p{number}@example.org", kind="results", now=now,
+                mail=RenderedMail("Diplomacy results", "Spring 1901.\n"), into=rows,
+            )  # fmt: skip
+        insert_outbox(session, rows)
     assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is True
     with app.sessions() as session:
         assert set(session.scalars(select(OutboundMessage.state))) == {"sent"}
+        assert session.scalar(select(func.count()).select_from(OutboundMessage)) == 108
     assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is False
