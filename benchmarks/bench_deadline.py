@@ -23,8 +23,8 @@ mail arrives).  Prints: deadline -> first adjudication, -> last adjudication (th
 log lines "... processed at the deadline"), -> last results email received by the sink,
 and last adjudication -> last email; and the CPU seconds (user + sys) of the judge and
 its workers, and of PostgreSQL, from the deadline to the last email.  Nothing here
-depends on how the judge's deadline loop is woken: the deadline is in the database
-before the judge starts.
+depends on how the judge's deadline loop is woken: the deadline, and each game's
+``wake_at`` for it, are in the database before the judge starts.
 
 ``--drain``: after the runs, each run's results mails are queued again, all due at once,
 and ``judge serve`` started on its database: the sender alone, as if adjudicating cost
@@ -63,6 +63,7 @@ from judge.config import JudgeSettings  # noqa: E402
 from judge.db.models import Game, OutboundMessage, PhaseRecord, Picture  # noqa: E402
 from judge.runtime.bootstrap import open_app  # noqa: E402
 from judge.services.games import due_games, process_game  # noqa: E402
+from judge.services.wakes import next_wake  # noqa: E402
 
 
 def run(games: int, maps: bool, profile: Path | None = None) -> dict[str, float]:
@@ -193,14 +194,21 @@ def _dispose(app: object) -> None:
 
 
 def set_deadlines(database_url: str, var: Path, when: datetime) -> None:
-    """Every game's deadline, and its current phase's, at ``when``."""
+    """Every game's deadline, and its current phase's, at ``when``; and the moment the
+    deadline loop looks at each game (``wake_at``) worked out for that deadline, as the
+    judge stores it when it sets one (:func:`judge.services.wakes.settle`).  Without it
+    the judge's first pass finds every game out of step and looks at each before any
+    deadline comes (10,000 games on PostgreSQL: 108 s)."""
     settings = JudgeSettings(
         name="BENCH", address="judge@example.org", var_dir=var, database_url=database_url
     )
     app = open_app(settings, migrate=False)
     with app.sessions() as session, session.begin():
-        session.execute(update(Game).values(deadline=when))
+        session.execute(update(Game).values(deadline=when, wake_at=when, wake_deadline=when))
         session.execute(update(PhaseRecord).where(PhaseRecord.seq == 1).values(deadline=when))
+        # The benchmark's games (no reminder, no grace, no orders) wake at the deadline.
+        game = session.scalars(select(Game).limit(1)).one()
+        assert next_wake(session, game, datetime.now(UTC)) == when, "games wake otherwise"
     _dispose(app)
 
 
