@@ -130,6 +130,7 @@ def deliver_due(
     claim_time: timedelta | None = None,
     should_stop: Callable[[], bool] | None = None,
     journal: SentJournal | None = None,
+    owner: str | None = None,
 ) -> Delivered:
     """Deliver the queued mail that is due, oldest first: how many went, and whether the
     run took ``limit`` messages and went through them all (``more``: the caller runs again
@@ -163,7 +164,11 @@ def deliver_due(
     it once per claimed batch (and first thing in the next run, if the process died in
     between): one write transaction per batch instead of one per email, which matters on
     SQLite, where every writer waits for the others.
+
+    ``owner`` names the sender in its claims (default: this process,
+    :func:`sender_token`); the claims of senders that are gone are freed first.
     """
+    owner = owner or sender_token()
     smtp = judge.settings.smtp
     if max_attempts is None:
         max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
@@ -174,7 +179,7 @@ def deliver_due(
     if journal is not None:
         _record_journal(sessions, journal)
     started = now()
-    _release_orphans(sessions, started)
+    _release_orphans(sessions, started, owner)
     ids = outbox.due_message_ids(sessions, started, limit)
     sent = 0
     # Stopped at the limit: the next run may find more due (a burst's results).
@@ -182,7 +187,9 @@ def deliver_due(
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
             # The claim also commits what the journal holds: one write transaction a batch.
-            claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
+            claimed = _claim(
+                sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal, owner
+            )
             # The batch's pictures, each read once (one results picture goes to everyone),
             # and drawn here the first time, outside any write transaction.
             pictures = outbox.picture_blobs(
@@ -227,14 +234,16 @@ def _claim(
     at: datetime,
     claim_time: timedelta,
     journal: SentJournal | None = None,
+    owner: str | None = None,
 ) -> list[outbox.Claimed]:
-    """Claim ``message_ids`` for this process (:func:`judge.services.outbox.claim_messages`)
-    for ``claim_time``, committing what ``journal`` holds in the same transaction."""
+    """Claim ``message_ids`` for ``owner`` (default: this process;
+    :func:`judge.services.outbox.claim_messages`) for ``claim_time``, committing what
+    ``journal`` holds in the same transaction."""
     if not message_ids:
         return []
     entries = journal.entries() if journal is not None else []
     claimed = outbox.claim_messages(
-        sessions, message_ids, at, at + claim_time, sender_token(), sent=entries
+        sessions, message_ids, at, at + claim_time, owner or sender_token(), sent=entries
     )
     if journal is not None and entries:
         journal.clear()  # committed above
@@ -261,11 +270,11 @@ def sender_gone(token: str) -> bool:
     return presence.gone_here(token)
 
 
-def _release_orphans(sessions: sessionmaker[Session], at: datetime) -> None:
+def _release_orphans(sessions: sessionmaker[Session], at: datetime, owner: str = "") -> None:
     """Give back at once the messages held by sender processes that are gone (killed
     between claiming and recording; on another host, silent for
     :data:`judge.services.presence.GONE_SECONDS`), instead of when their claims run out."""
-    owners = outbox.claimants(sessions, at)
+    owners = [o for o in outbox.claimants(sessions, at) if o != owner]
     if not owners:
         return
     with sessions() as session:

@@ -250,10 +250,11 @@ def _process_pass(
     should_stop: Callable[[], bool],
     notify: Wakeup,
     heartbeat: _Heartbeat | None = None,
+    claimant: str | None = None,
 ) -> bool:
-    """Process the stored mail this process can claim, waking the sender (``notify``)
-    after each batch; whether it took as many as it may at once (then more may wait, for
-    :func:`run_loop` to run again without waiting)."""
+    """Process the stored mail this process can claim (as ``claimant``, default itself),
+    waking the sender (``notify``) after each batch; whether it took as many as it may
+    at once (then more may wait, for :func:`run_loop` to run again without waiting)."""
     try:
         done = process_pending(
             app.sessions,
@@ -262,6 +263,7 @@ def _process_pass(
             should_stop=should_stop,
             after_batch=notify.set,
             progress=heartbeat.beat if heartbeat is not None else None,
+            claimant=claimant,
         )
     finally:
         if heartbeat is not None:
@@ -275,12 +277,15 @@ def _send_pass(
     clock: Callable[[], datetime],
     should_stop: Callable[[], bool],
     journal: SentJournal | None,
+    owner: str | None = None,
 ) -> bool:
     """Send the queued mail that is due; whether more may be due at once (the run stopped
-    at its limit), for :func:`run_loop` to run again without waiting."""
+    at its limit), for :func:`run_loop` to run again without waiting.  ``owner``: the
+    name of the claims (default: this process)."""
     sent, more = deliver_due(
-        app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal
-    )
+        app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal,
+        owner=owner,
+    )  # fmt: skip
     if sent:
         log.info("sent %d message(s)", sent)
     return more
@@ -407,10 +412,14 @@ class Server:
 
     def _process_inbox(self) -> bool:
         notify = _Both(self.outbox_ready, self.deadline_ready)
-        return _process_pass(self.app, self.clock, self.stopping.is_set, notify)
+        return _process_pass(
+            self.app, self.clock, self.stopping.is_set, notify, claimant=self.token
+        )
 
     def _send(self) -> bool:
-        return _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
+        return _send_pass(
+            self.app, self.transport, self.clock, self.stopping.is_set, self._journal, self.token
+        )
 
     def reload(self) -> None:
         """Look at the game files at the deadline loop's next pass, now (SIGHUP)."""
