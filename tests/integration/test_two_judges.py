@@ -504,16 +504,22 @@ def test_the_other_judge_finishes_everything_when_one_is_killed_mid_burst(
     deployment: Deployment,
 ) -> None:
     run = uuid.uuid4().hex[:8]
+    # Its two worker processes (and multiprocessing's resource tracker).
     b_workers = children(deployment.b.process.pid)
-    assert len(b_workers) == 2, "judge B runs two worker processes"
+    assert len(b_workers) >= 2, "judge B runs two worker processes"
     moment = deployment.set_deadline_in(2.0)
     time.sleep(max((moment - datetime.now(UTC)).total_seconds(), 0))
     senders = deployment.deliver(deadline_wave(run, 0), wait=False)
     # Kill B, as a machine that dies (every process of it at once), while its sender
-    # holds claimed mail: the burst's results, the answers.
-    limit = time.monotonic() + 20
+    # holds claimed mail (the burst's results, the answers) and has sent some of it
+    # (noted in its journal, not yet in the database); after 10 s, holding is enough.
+    journal = deployment.b_var / "outbox.journal"
+    started = time.monotonic()
     held = 0
-    while time.monotonic() < limit and not (held := claims_of(deployment, b_workers)):
+    while time.monotonic() - started < 20:
+        held = claims_of(deployment, b_workers)
+        if held and (time.monotonic() - started > 10 or journal_lines(journal)):
+            break
         time.sleep(0.005)
     assert held, f"judge B's sender never held mail within 20 s: {state_of(deployment)}"
     os.killpg(deployment.b.process.pid, signal.SIGKILL)
@@ -526,11 +532,13 @@ def test_the_other_judge_finishes_everything_when_one_is_killed_mid_burst(
     if missing:
         deployment.sent = [m for m in deployment.sent if m not in missing]
         deployment.deliver([Sent(m.message_id, m.sender, "A", m.raw) for m in missing])
-    journal = deployment.b_var / "outbox.journal"
-    in_journal = {int(line.split()[0]) for line in journal.read_text().splitlines() if line.strip()}
+    in_journal = journal_lines(journal)
     wait_until(deployment.settled, TAKEOVER_SECONDS, lambda: state_of(deployment))
     took = time.monotonic() - killed
-    print(f"\nB killed holding {held} mails; A finished everything {took:.1f} s later")
+    print(
+        f"\nB killed holding {held} mails, {len(in_journal)} sent and only in its journal; "
+        f"{len(missing)} of its messages not stored; A finished everything {took:.1f} s later"
+    )
     assert took < TAKEOVER_SECONDS
     deployment.a.stop()
     assert deployment.a.process.returncode == 0
@@ -548,6 +556,15 @@ def test_the_other_judge_finishes_everything_when_one_is_killed_mid_burst(
     twice = {m for m, n in sink_ids(deployment.sink).items() if n > 1}
     print(f"sent again after the kill: {len(twice)} ({len(twice & journal_ids)} from B's journal)")
     assert len(twice - journal_ids) <= 1, twice - journal_ids
+
+
+def journal_lines(journal: Path) -> set[int]:
+    """The outbox ids a sender's journal holds (sent, not yet recorded in the database)."""
+    try:
+        text = journal.read_text()
+    except OSError:
+        return set()
+    return {int(line.split()[0]) for line in text.splitlines() if line.strip()}
 
 
 def stored(deployment: Deployment, mail: Sent) -> bool:
