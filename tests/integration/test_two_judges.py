@@ -24,8 +24,11 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import signal
 import smtplib
+import subprocess
+import sys
 import threading
 import time
 import uuid
@@ -38,6 +41,7 @@ from pathlib import Path
 import pytest
 from imapclient import IMAPClient  # type: ignore[import-untyped]
 from sqlalchemy import select, update
+from support import ROOT
 from support.dovecot import Dovecot
 from support.smtpsink import Received, SmtpSink, header
 
@@ -228,6 +232,54 @@ class Deployment:
         return moment
 
 
+#: The host name judge B runs under when the system lets a process have its own (a UTS
+#: namespace: as root, or where unprivileged user namespaces are allowed).
+OTHER_HOST = "judge-b.invalid"
+#: Run a Python program (argv[2:]) under the host name argv[1].
+_AS_HOST = (
+    "import runpy, socket, sys; socket.sethostname(sys.argv[1]); "
+    "sys.argv = ['judge', *sys.argv[2:]]; runpy.run_module(sys.argv.pop(1), run_name='__main__', "
+    "alter_sys=True)"
+)
+
+
+def other_host_prefix() -> list[str]:
+    """The command prefix that runs a program under :data:`OTHER_HOST` (its own UTS
+    namespace, so that another judge cannot know it by its process id and must go by its
+    heartbeat, as with a judge on another machine), or ``[]`` where the system allows no
+    namespace of one's own (the judge then runs on this host)."""
+    unshare = shutil.which("unshare")
+    if unshare is None:
+        return []
+    prefix = [unshare, "--user", "--map-root-user", "--uts"]
+    probe = subprocess.run(
+        [*prefix, sys.executable, "-c", _AS_HOST, OTHER_HOST, "platform"],
+        capture_output=True, text=True, timeout=30, check=False,
+    )  # fmt: skip
+    return prefix if probe.returncode == 0 else []
+
+
+class OtherHostJudge(Subprocess):
+    """``judge serve`` as :class:`Subprocess` runs it, under :data:`OTHER_HOST` when
+    ``prefix`` (:func:`other_host_prefix`) is given."""
+
+    def __init__(self, config: Path, log: Path, prefix: list[str]) -> None:
+        self.other = bool(prefix)
+        if not prefix:
+            super().__init__(config, log)
+            return
+        self.command = [
+            *prefix, sys.executable, "-c", _AS_HOST, OTHER_HOST,
+            "judge.cli", "--config", str(config), "serve",
+        ]  # fmt: skip
+        self.log = log
+        self._handle = log.open("wb")
+        self.process = subprocess.Popen(
+            self.command, cwd=ROOT, stdout=self._handle, stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL, start_new_session=True,
+        )  # fmt: skip
+
+
 def write_config(directory: Path, database_url: str, sink: SmtpSink, extra: str) -> Path:
     """One judge's settings file, in a directory of its own (as on its own machine)."""
     config = directory / "config" / "judge.toml"
@@ -287,7 +339,7 @@ def deployment(
     judges: list[Subprocess] = []
     try:
         judges.append(Subprocess(a_config, tmp_path / "a.log"))
-        judges.append(Subprocess(b_config, tmp_path / "b.log"))
+        judges.append(OtherHostJudge(b_config, tmp_path / "b.log", other_host_prefix()))
         wait_ready(judges[0], "imap", 0)
         wait_ready(judges[1], "smtp", b_port)
         yield Deployment(
@@ -535,9 +587,15 @@ def test_the_other_judge_finishes_everything_when_one_is_killed_mid_burst(
     in_journal = journal_lines(journal)
     wait_until(deployment.settled, TAKEOVER_SECONDS, lambda: state_of(deployment))
     took = time.monotonic() - killed
+    host = (
+        "another host"
+        if isinstance(deployment.b, OtherHostJudge) and deployment.b.other
+        else "this host"
+    )
     print(
-        f"\nB killed holding {held} mails, {len(in_journal)} sent and only in its journal; "
-        f"{len(missing)} of its messages not stored; A finished everything {took:.1f} s later"
+        f"\nB ({host}) killed holding {held} mails, {len(in_journal)} sent and only in its "
+        f"journal; {len(missing)} of its messages not stored; A finished everything "
+        f"{took:.1f} s later"
     )
     assert took < TAKEOVER_SECONDS
     deployment.a.stop()
