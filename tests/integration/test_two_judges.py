@@ -8,6 +8,10 @@ send through one SMTP sink.  Only A has a games folder: game files are the game 
 files on one machine; a folder loaded by two judges would have every new file loaded by
 both at once (one of them failing on the unique game name) and every edit applied twice
 (a new deadline mailed twice).  B serves the games all the same: they are in the database.
+(On this one host B could read A's files by the paths stored with the games; nothing edits
+them here.)  Where the system allows it, B runs under a host name of its own
+(:func:`other_host_prefix`), so that A can tell it is gone only as it would for another
+machine, by its heartbeat, not by its process id.
 
 30 games of seven players (each player an address of its own) are made first; while both
 judges run, orders come to both, some senders send three messages in quick succession,
@@ -379,9 +383,15 @@ def state_of(deployment: Deployment) -> str:
         inbound = Counter(session.scalars(select(InboundMessage.state)))
         outbox = Counter(session.scalars(select(OutboundMessage.state)))
     unanswered = deployment.unanswered()
+    exited = [
+        f"judge {name} exited ({judge.process.returncode})"
+        for name, judge in (("A", deployment.a), ("B", deployment.b))
+        if judge.process.poll() is not None
+    ]
     return (
         f"games {dict(phases)}; inbound {dict(inbound)}; outbox {dict(outbox)}; "
-        f"{len(unanswered)} unanswered, e.g. {unanswered[:3]}\n{logs(deployment)}"
+        f"{len(unanswered)} unanswered, e.g. {unanswered[:3]}; {'; '.join(exited)}\n"
+        f"{logs(deployment)}"
     )
 
 
