@@ -135,6 +135,37 @@ def test_every_migration_walks_down_to_base_and_up_again(db_url: str) -> None:
     assert schema_differences(db_url) == []
 
 
+def test_judges_started_together_upgrade_a_postgresql_database_one_at_a_time(
+    postgres_database_url: str,
+) -> None:
+    import threading
+
+    from sqlalchemy import text
+
+    from judge.db.session import MIGRATION_LOCK
+
+    engine = make_engine(postgres_database_url)
+    done = threading.Event()
+    try:
+        with engine.connect() as holder:
+            # Another judge upgrading: this one waits for it.
+            holder.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            holder.commit()
+            thread = threading.Thread(
+                target=lambda: (upgrade(postgres_database_url), done.set()), daemon=True
+            )
+            thread.start()
+            assert not done.wait(1.0)
+            assert current_revision(postgres_database_url) is None
+            holder.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+            holder.commit()
+            thread.join(60)
+    finally:
+        engine.dispose()
+    assert done.is_set()
+    assert current_revision(postgres_database_url) == head_revision()
+
+
 def test_migration_0016_drops_the_old_job_store_and_adds_the_claims(db_url: str) -> None:
     # An older judge's APScheduler table goes (each judge keeps its timer in memory now:
     # a job store cannot be shared by several judges); the judges table and the claim
