@@ -146,14 +146,17 @@ def test_judges_started_together_upgrade_a_postgresql_database_one_at_a_time(
 
     engine = make_engine(postgres_database_url)
     done = threading.Event()
+
+    def start() -> None:
+        upgrade(postgres_database_url)
+        done.set()
+
     try:
         with engine.connect() as holder:
             # Another judge upgrading: this one waits for it.
             holder.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
             holder.commit()
-            thread = threading.Thread(
-                target=lambda: (upgrade(postgres_database_url), done.set()), daemon=True
-            )
+            thread = threading.Thread(target=start, daemon=True)
             thread.start()
             assert not done.wait(1.0)
             assert current_revision(postgres_database_url) is None
