@@ -393,9 +393,18 @@ def cmd_reload(args: argparse.Namespace) -> int:
 
 
 def _deliver(app: App) -> None:
+    """Send what the command queued, registered meanwhile as a running judge process (so
+    that judges on other hosts sharing the database leave the mail it claims to it)."""
     from judge.runtime.sender import deliver_pending
+    from judge.services.presence import Presence, process_token
 
-    deliver_pending(app.sessions, app.judge, app.transport, lambda: datetime.now(UTC))
+    token = process_token()
+    beating = Presence(app.sessions, lambda: {token: "send"})
+    beating.start()
+    try:
+        deliver_pending(app.sessions, app.judge, app.transport, lambda: datetime.now(UTC))
+    finally:
+        beating.stop()
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -252,6 +252,10 @@ class Game(Base):
     #: The deadline ``wake_at`` was worked out for: the loop's safety net looks again at
     #: a game whose deadline is no longer this one, however it was changed.
     wake_deadline: Mapped[datetime | None]
+    #: The judge process looking at the game's moment now (:mod:`judge.services.presence`
+    #: token), so that several judges on one database do not look at it together; None
+    #: when none is.  Indexed: the claims of a judge that is gone are found at once.
+    claimed_by: Mapped[str | None] = mapped_column(String, index=True)
 
     players: Mapped[list[Player]] = relationship(
         back_populates="game",
@@ -436,6 +440,10 @@ class InboundMessage(Base):
     #: Attempts to process it, each counted (and committed) before the attempt starts, so
     #: that one that kills its worker still counts.
     attempts: Mapped[int] = mapped_column(default=0)
+    #: The judge process that took the message to process (:mod:`judge.services.presence`
+    #: token): no other judge on the database processes it, nor a later message of the
+    #: same sender, while that process runs.  None: not taken yet.
+    claimed_by: Mapped[str | None] = mapped_column(String)
 
     @property
     def original_size(self) -> int:
@@ -782,6 +790,28 @@ class Picture(Base):
 
     def __repr__(self) -> str:
         return f"Picture(game_id={self.game_id!r}, phase={self.phase!r}, kind={self.kind!r})"
+
+
+class JudgeProcess(Base):
+    """A judge process at work on the database (``judge serve``, each of its worker
+    processes, a one-shot command that takes work), so that the other judges sharing the
+    database know it runs: it writes ``seen_at`` every few seconds, and one whose row is
+    older than :data:`judge.services.presence.GONE_SECONDS` is gone, its claims free."""
+
+    __tablename__ = "judges"
+
+    #: ``host:pid:start`` (:func:`judge.services.presence.process_token`).
+    token: Mapped[str] = mapped_column(String, primary_key=True)
+    host: Mapped[str] = mapped_column(String)
+    pid: Mapped[int]
+    #: "serve", "inbox", "outbox" or the one-shot command's name.
+    role: Mapped[str] = mapped_column(String)
+    started_at: Mapped[datetime]
+    #: The last heartbeat, by the beating host's clock (clocks kept in step by NTP).
+    seen_at: Mapped[datetime] = mapped_column(index=True)
+
+    def __repr__(self) -> str:
+        return f"JudgeProcess(token={self.token!r}, role={self.role!r})"
 
 
 # -- the deadline loop's marks ------------------------------------------------------------

@@ -13,7 +13,7 @@ from collections.abc import Iterable, Sequence
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, update
+from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 
@@ -88,6 +88,75 @@ def games_to_wake(
             or_(Game.wake_at > after[0], and_(Game.wake_at == after[0], Game.id > after[1]))
         )
     return list(session.scalars(query.order_by(Game.wake_at, Game.id).limit(limit)))
+
+
+def claim_games(
+    session: Session,
+    claimant: str,
+    now: datetime,
+    after: tuple[datetime, int] | None = None,
+    limit: int = 16,
+) -> list[tuple[int, str, datetime]]:
+    """Claim for ``claimant`` (a judge process) the next games to look at by ``now``, as
+    :func:`games_to_wake` orders them, after ``after``, at most ``limit``: those no other
+    judge holds (``games.claimed_by``).  On PostgreSQL the rows another judge is claiming
+    at the same moment are skipped (``FOR UPDATE SKIP LOCKED``), so two judges never wait
+    for each other nor take the same game.  Returns (id, name, wake_at), earliest first."""
+    query = select(Game.id).where(
+        Game.wake_at <= now, or_(Game.claimed_by.is_(None), Game.claimed_by == claimant)
+    )
+    if after is not None:
+        query = query.where(
+            or_(Game.wake_at > after[0], and_(Game.wake_at == after[0], Game.id > after[1]))
+        )
+    chosen = (
+        query.order_by(Game.wake_at, Game.id)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+        .scalar_subquery()
+    )
+    rows = session.execute(
+        update(Game)
+        .where(Game.id.in_(chosen))
+        .values(claimed_by=claimant)
+        .returning(Game.id, Game.name, Game.wake_at)
+        .execution_options(synchronize_session=False)
+    )
+    # wake_at is never NULL here: the rows were chosen by it.
+    claimed = [(game_id, name, wake_at) for game_id, name, wake_at in rows if wake_at is not None]
+    return sorted(claimed, key=lambda row: (row[2], row[0]))
+
+
+def release_games(session: Session, claimant: str, game_ids: Iterable[int] | None = None) -> None:
+    """Give back the games ``claimant`` holds (those of ``game_ids``; None: all)."""
+    query = update(Game).where(Game.claimed_by == claimant)
+    if game_ids is not None:
+        ids = sorted(set(game_ids))
+        if not ids:
+            return
+        query = query.where(Game.id.in_(ids))
+    session.execute(query.values(claimed_by=None).execution_options(synchronize_session=False))
+
+
+def game_claimants(session: Session) -> list[str]:
+    """The judge processes holding games (on the ``claimed_by`` index)."""
+    return list(
+        session.scalars(select(Game.claimed_by).where(Game.claimed_by.is_not(None)).distinct())
+    )
+
+
+def release_game_claims_of(session: Session, claimants: Iterable[str]) -> int:
+    """Give back every game the (gone) processes ``claimants`` held; return how many."""
+    wanted = sorted(set(claimants))
+    if not wanted:
+        return 0
+    result = session.execute(
+        update(Game)
+        .where(Game.claimed_by.in_(wanted))
+        .values(claimed_by=None)
+        .execution_options(synchronize_session=False)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
 
 
 def next_wake_at(session: Session) -> datetime | None:
@@ -453,6 +522,82 @@ def pending_inbound(session: Session) -> list[tuple[int, int]]:
     return [(inbound_id, attempts) for inbound_id, attempts in rows]
 
 
+#: The key of the PostgreSQL advisory lock that makes the judges take stored messages one
+#: at a time (:func:`claim_inbound`): any number, fixed, unlikely to meet another's.
+INBOUND_CLAIM_LOCK = 0x4A554447  # "JUDG"
+
+
+def serialize(session: Session, key: int) -> None:
+    """Let one transaction at a time past this point among all the judges on the
+    database, until it ends: a PostgreSQL advisory lock; SQLite's one writer (the
+    transaction began with ``BEGIN IMMEDIATE``) already is one."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+
+
+def claim_inbound(session: Session, claimant: str, limit: int) -> list[tuple[int, int]]:
+    """Claim for ``claimant`` (a judge process) stored messages still to process, oldest
+    first, at most ``limit`` (with those it holds already), and return every one it holds:
+    (id, attempts so far), in id order.
+
+    A message is left to another judge while that judge holds an earlier message of the
+    same sender (it holds them in order), so that a sender's messages are done in the
+    order they came whichever judge does them.  Two judges claiming at once would each
+    see the other's claims only after it commits: the claims are taken one transaction at
+    a time (:func:`serialize`)."""
+    serialize(session, INBOUND_CLAIM_LOCK)
+    other = InboundMessage.__table__.alias("held")
+    held_senders = select(other.c.sender).where(
+        other.c.state.in_(_TO_PROCESS),
+        other.c.claimed_by.is_not(None),
+        other.c.claimed_by != claimant,
+        other.c.sender.is_not(None),
+    )
+    chosen = (
+        select(_INBOUND.c.id)
+        .where(
+            _INBOUND.c.state.in_(_TO_PROCESS),
+            _INBOUND.c.claimed_by.is_(None),
+            or_(_INBOUND.c.sender.is_(None), _INBOUND.c.sender.not_in(held_senders)),
+        )
+        .order_by(_INBOUND.c.id)
+        .limit(limit)
+        .scalar_subquery()
+    )
+    session.execute(update(_INBOUND).where(_INBOUND.c.id.in_(chosen)).values(claimed_by=claimant))
+    rows = session.execute(
+        select(_INBOUND.c.id, _INBOUND.c.attempts)
+        .where(_INBOUND.c.state.in_(_TO_PROCESS), _INBOUND.c.claimed_by == claimant)
+        .order_by(_INBOUND.c.id)
+    )
+    return [(inbound_id, attempts) for inbound_id, attempts in rows]
+
+
+def inbound_claimants(session: Session) -> list[str]:
+    """The judge processes holding stored messages still to process."""
+    return list(
+        session.scalars(
+            select(InboundMessage.claimed_by)
+            .where(InboundMessage.state.in_(_TO_PROCESS), InboundMessage.claimed_by.is_not(None))
+            .distinct()
+        )
+    )
+
+
+def release_inbound_claims_of(session: Session, claimants: Iterable[str]) -> int:
+    """Give back the messages still to process that the (gone) processes ``claimants``
+    held; return how many."""
+    wanted = sorted(set(claimants))
+    if not wanted:
+        return 0
+    result = session.execute(
+        update(_INBOUND)
+        .where(_INBOUND.c.claimed_by.in_(wanted), _INBOUND.c.state.in_(_TO_PROCESS))
+        .values(claimed_by=None)
+    )
+    return int(getattr(result, "rowcount", 0) or 0)
+
+
 def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> None:
     """Add ``step`` to the attempts of the messages ``ids`` still to process."""
     for start in range(0, len(ids), _IN_CHUNK):
@@ -477,12 +622,19 @@ def inbound_raws(session: Session, ids: Sequence[int]) -> dict[int, tuple[bytes,
     return {i: (raw, size if size is not None else len(raw)) for i, raw, size in rows}
 
 
-def inbound_rows(session: Session, ids: Sequence[int]) -> dict[int, InboundMessage]:
-    """The stored messages ``ids``, by id."""
-    return {
-        row.id: row
-        for row in session.scalars(select(InboundMessage).where(InboundMessage.id.in_(ids)))
-    }
+def inbound_rows(
+    session: Session, ids: Sequence[int], claimant: str | None = None
+) -> dict[int, InboundMessage]:
+    """The stored messages ``ids``, by id; with ``claimant``, only those no other judge
+    holds, locked until the transaction ends (PostgreSQL): a judge wrongly thought gone
+    whose messages were taken over skips them, and the one that took them over waits
+    for this transaction, after which they are done."""
+    query = select(InboundMessage).where(InboundMessage.id.in_(ids))
+    if claimant is not None:
+        query = query.where(
+            or_(InboundMessage.claimed_by.is_(None), InboundMessage.claimed_by == claimant)
+        ).with_for_update()
+    return {row.id: row for row in session.scalars(query)}
 
 
 # -- outbox -----------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from typing import Any
 from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
-from sqlalchemy import Connection, Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event, text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -250,12 +250,33 @@ def alembic_config(url: str) -> Config:
     return config
 
 
+#: The PostgreSQL advisory lock held while the schema is upgraded: several judges sharing
+#: one database, started together after an update, upgrade it one at a time (the later
+#: ones find it up to date).
+MIGRATION_LOCK = 0x4A554441
+
+
 def upgrade(url: str, revision: str = "head") -> None:
     """Create or update the database at ``url`` to ``revision`` (the latest by default).
 
-    Safe to call at every start: a database that is up to date is left as it is.
+    Safe to call at every start: a database that is up to date is left as it is.  On
+    PostgreSQL one judge at a time does it (:data:`MIGRATION_LOCK`).
     """
-    command.upgrade(alembic_config(url), revision)
+    if make_url(url).get_backend_name() != "postgresql":
+        command.upgrade(alembic_config(url), revision)
+        return
+    engine = make_engine(url)
+    try:
+        with engine.connect() as connection:
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), {"key": MIGRATION_LOCK})
+            connection.commit()
+            try:
+                command.upgrade(alembic_config(url), revision)
+            finally:
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": MIGRATION_LOCK})
+                connection.commit()
+    finally:
+        engine.dispose()
 
 
 def downgrade(url: str, revision: str) -> None:

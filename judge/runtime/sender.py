@@ -26,7 +26,6 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
-import socket
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -34,8 +33,9 @@ from typing import NamedTuple
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.db.session import read_only
 from judge.mail.transport import PermanentError, ServerUnavailable, Transport
-from judge.services import outbox
+from judge.services import outbox, presence
 from judge.services.context import Judge
 
 __all__ = [
@@ -64,9 +64,9 @@ MAX_RETRY_DELAY = timedelta(hours=1)
 #: How long a sender holds a message it has taken: longer than any send can last (an SMTP
 #: conversation is a handful of commands, each with the transport's timeout), so that a
 #: second sender running at the same time never takes it too. A claim names its sender
-#: process (:func:`sender_token`): when that process is gone, the next delivery run on the
-#: same host gives its messages back at once; a sender on another host that died is waited
-#: for this long.
+#: process (:func:`sender_token`): when that process is gone (dead on this host, or silent
+#: in the ``judges`` table for :data:`judge.services.presence.GONE_SECONDS`), the next
+#: delivery run gives its messages back at once; this long is the last resort.
 CLAIM_TIME = timedelta(minutes=10)
 #: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot
 #: (three statements, and the journal's sent mail of the batch before).  At 20 the claims
@@ -133,6 +133,7 @@ def deliver_due(
     claim_time: timedelta | None = None,
     should_stop: Callable[[], bool] | None = None,
     journal: SentJournal | None = None,
+    owner: str | None = None,
 ) -> Delivered:
     """Deliver the queued mail that is due, oldest first: how many went, and whether the
     run took ``limit`` messages and went through them all (``more``: the caller runs again
@@ -166,7 +167,11 @@ def deliver_due(
     it once per claimed batch (and first thing in the next run, if the process died in
     between): one write transaction per batch instead of one per email, which matters on
     SQLite, where every writer waits for the others.
+
+    ``owner`` names the sender in its claims (default: this process,
+    :func:`sender_token`); the claims of senders that are gone are freed first.
     """
+    owner = owner or sender_token()
     smtp = judge.settings.smtp
     if max_attempts is None:
         max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
@@ -177,7 +182,7 @@ def deliver_due(
     if journal is not None:
         _record_journal(sessions, journal)
     started = now()
-    _release_orphans(sessions, started)
+    _release_orphans(sessions, started, owner)
     ids = outbox.due_message_ids(sessions, started, limit)
     sent = 0
     # Stopped at the limit: the next run may find more due (a burst's results).
@@ -185,7 +190,9 @@ def deliver_due(
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
             # The claim also commits what the journal holds: one write transaction a batch.
-            claimed = _claim(sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal)
+            claimed = _claim(
+                sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal, owner
+            )
             # The batch's pictures, each read once (one results picture goes to everyone),
             # and drawn here the first time, outside any write transaction.
             pictures = outbox.picture_blobs(
@@ -230,14 +237,16 @@ def _claim(
     at: datetime,
     claim_time: timedelta,
     journal: SentJournal | None = None,
+    owner: str | None = None,
 ) -> list[outbox.Claimed]:
-    """Claim ``message_ids`` for this process (:func:`judge.services.outbox.claim_messages`)
-    for ``claim_time``, committing what ``journal`` holds in the same transaction."""
+    """Claim ``message_ids`` for ``owner`` (default: this process;
+    :func:`judge.services.outbox.claim_messages`) for ``claim_time``, committing what
+    ``journal`` holds in the same transaction."""
     if not message_ids:
         return []
     entries = journal.entries() if journal is not None else []
     claimed = outbox.claim_messages(
-        sessions, message_ids, at, at + claim_time, sender_token(), sent=entries
+        sessions, message_ids, at, at + claim_time, owner or sender_token(), sent=entries
     )
     if journal is not None and entries:
         journal.clear()  # committed above
@@ -253,48 +262,27 @@ def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> No
     journal.clear()
 
 
-def _process_stat(pid: int) -> tuple[str, str]:
-    """Process ``pid``'s state letter and when it started, in clock ticks since boot
-    (Linux's /proc: the start time tells it from a later process given the same id);
-    ``("", "")`` where that cannot be read."""
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as stat:
-            fields = stat.read().rpartition(b")")[2].split()
-        return fields[0].decode(), fields[19].decode()
-    except (OSError, IndexError, UnicodeDecodeError):
-        return "", ""
-
-
 def sender_token(pid: int | None = None) -> str:
-    """The name a sender process's claims carry: host, process id and start time."""
-    pid = os.getpid() if pid is None else pid
-    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+    """The name a sender process's claims carry (:func:`judge.services.presence.process_token`)."""
+    return presence.process_token(pid)
 
 
 def sender_gone(token: str) -> bool:
-    """Whether the sender process named ``token`` (:func:`sender_token`) is known to be
-    gone: it ran on this host and no live process of that id and start time runs now.  A
-    sender on another host is never known gone (its claims run out after ``claim_time``)."""
-    parts = token.rsplit(":", 2)
-    if len(parts) != 3 or parts[0] != socket.gethostname() or not parts[1].isdigit():
-        return False
-    pid, started = int(parts[1]), parts[2]
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        pass  # someone else's process of that id: compare the start times
-    state, now_started = _process_stat(pid)
-    if state in ("Z", "X"):
-        return True  # dead, not yet reaped by its parent
-    return bool(started) and now_started not in ("", started)
+    """Whether the sender process named ``token`` is known gone on this host's own word
+    (:func:`judge.services.presence.gone_here`)."""
+    return presence.gone_here(token)
 
 
-def _release_orphans(sessions: sessionmaker[Session], at: datetime) -> None:
+def _release_orphans(sessions: sessionmaker[Session], at: datetime, owner: str = "") -> None:
     """Give back at once the messages held by sender processes that are gone (killed
-    between claiming and recording), instead of when their claims run out."""
-    for owner in [o for o in outbox.claimants(sessions, at) if sender_gone(o)]:
+    between claiming and recording; on another host, silent for
+    :data:`judge.services.presence.GONE_SECONDS`), instead of when their claims run out."""
+    owners = [o for o in outbox.claimants(sessions, at) if o != owner]
+    if not owners:
+        return
+    with sessions() as session:
+        gone = presence.gone(read_only(session), owners)
+    for owner in sorted(gone):
         count = outbox.release_claims_of(sessions, owner)
         if count:
             log.warning("%d message(s) held by the sender %s, now gone, given back", count, owner)

@@ -43,10 +43,11 @@ from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler
 from judge.runtime.sender import CLAIM_BATCH, SentJournal, deliver_due
+from judge.services import presence
 from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
 from judge.services.games import find_game, phase_due, process_game
-from judge.services.inbound import process_pending
+from judge.services.inbound import CLAIM_LIMIT, process_pending
 from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
 from judge.services.wakes import settle
@@ -77,6 +78,11 @@ SAFETY_SECONDS = 60.0
 WAKE_SLACK = 0.002
 #: The scheduler's job: the next moment anything is due, one per judge.
 NEXT_JOB = "deadline:next"
+#: Games claimed at a time by the deadline loop: small, so that several judges on one
+#: database share a burst out evenly.
+CLAIM_PAGE = 16
+#: The PostgreSQL advisory lock that lets one judge at a time look at the game files.
+GAME_FILES_LOCK = 0x4A554446
 
 #: How long start() waits for a worker process to be ready (importing takes about 1 s).
 WORKER_START_SECONDS = 60
@@ -120,6 +126,8 @@ class _Worker:
     #: A shared double: when (time.monotonic()) the worker began its current message, 0
     #: while it is idle (the watchdog's heartbeat).
     busy: Any = None
+    #: The process's name in its claims (:func:`judge.services.presence.process_token`).
+    token: str = ""
 
 
 def limit_memory(megabytes: int) -> bool:
@@ -242,20 +250,25 @@ def _process_pass(
     should_stop: Callable[[], bool],
     notify: Wakeup,
     heartbeat: _Heartbeat | None = None,
-) -> None:
-    """Process the stored mail, waking the sender (``notify``) after each batch."""
+    claimant: str | None = None,
+) -> bool:
+    """Process the stored mail this process can claim (as ``claimant``, default itself),
+    waking the sender (``notify``) after each batch; whether it took as many as it may
+    at once (then more may wait, for :func:`run_loop` to run again without waiting)."""
     try:
-        process_pending(
+        done = process_pending(
             app.sessions,
             app.judge,
             clock,
             should_stop=should_stop,
             after_batch=notify.set,
             progress=heartbeat.beat if heartbeat is not None else None,
+            claimant=claimant,
         )
     finally:
         if heartbeat is not None:
             heartbeat.idle()
+    return done >= CLAIM_LIMIT
 
 
 def _send_pass(
@@ -264,13 +277,15 @@ def _send_pass(
     clock: Callable[[], datetime],
     should_stop: Callable[[], bool],
     journal: SentJournal | None,
+    owner: str | None = None,
 ) -> bool:
     """Send the queued mail that is due; whether more may be due at once (the run stopped
     at its limit, or sent a claim batch's worth or more), for :func:`run_loop` to run again
-    without waiting."""
+    without waiting.  ``owner``: the name of the claims (default: this process)."""
     sent, more = deliver_due(
-        app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal
-    )
+        app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal,
+        owner=owner,
+    )  # fmt: skip
     if sent:
         log.info("sent %d message(s)", sent)
     # A run that sent a batch's worth found a backlog (a burst's results queued faster
@@ -360,6 +375,11 @@ class Server:
         #: When (time.monotonic()) the game files and the safety net were last looked at.
         self._files_at: float | None = None
         self._safety_at: float | None = None
+        #: When (time.monotonic()) the claims of gone judges were last looked for.
+        self._claims_at: float | None = None
+        #: This process's name in its claims and in the ``judges`` table.
+        self.token = presence.process_token()
+        self.presence: presence.Presence | None = None
         #: How many games the last pass looked at (without failing).
         self._looked = 0
         self.game_file_seconds = GAME_FILE_SECONDS
@@ -394,12 +414,16 @@ class Server:
     def _count_error(self) -> None:
         self.errors += 1
 
-    def _process_inbox(self) -> None:
+    def _process_inbox(self) -> bool:
         notify = _Both(self.outbox_ready, self.deadline_ready)
-        _process_pass(self.app, self.clock, self.stopping.is_set, notify)
+        return _process_pass(
+            self.app, self.clock, self.stopping.is_set, notify, claimant=self.token
+        )
 
     def _send(self) -> bool:
-        return _send_pass(self.app, self.transport, self.clock, self.stopping.is_set, self._journal)
+        return _send_pass(
+            self.app, self.transport, self.clock, self.stopping.is_set, self._journal, self.token
+        )
 
     def reload(self) -> None:
         """Look at the game files at the deadline loop's next pass, now (SIGHUP)."""
@@ -443,36 +467,65 @@ class Server:
             self._safety_at = mono
             with self.app.sessions() as session, session.begin():
                 queries.mark_games(session, queries.games_out_of_step(session))
+        self._release_gone_games()
         # Page by page (a burst may wake thousands), each game once a pass: one that fails
         # is tried again at the next tick, one marked again meanwhile at the next pass.
+        # Each page is claimed (:func:`judge.db.queries.claim_games`): another judge on the
+        # database takes the next pages meanwhile, never the same game.
         after: tuple[datetime, int] | None = None
         self._looked = 0
-        while True:
-            with self.app.sessions() as session:
-                page = [
-                    (game.id, game.name, game.wake_at)
-                    for game in queries.games_to_wake(read_only(session), now, after)
-                ]
+        while not self.stopping.is_set():
+            with self.app.sessions() as session, session.begin():
+                page = queries.claim_games(session, self.token, now, after, CLAIM_PAGE)
             if not page:
                 break
-            for game_id, name, wake_at in page:
-                assert wake_at is not None  # selected by it
+            for index, (game_id, name, wake_at) in enumerate(page):
                 after = (wake_at, game_id)
+                if self.stopping.is_set():
+                    self._release_games([g for g, _n, _w in page[index:]])
+                    return
                 try:
                     self._look(game_id, name, now)
                 except Exception:
                     self._count_error()
                     log.exception("%s: looking at its deadline failed; retrying", name)
+                    self._release_games([game_id])
                 else:
                     self._looked += 1
         with self.app.sessions() as session:
             self._next_wake = queries.next_wake_at(read_only(session))
         self._schedule(now)
 
+    def _release_games(self, game_ids: Sequence[int]) -> None:
+        """Give back games claimed and not looked at (stopping, or the look failed)."""
+        with self.app.sessions() as session, session.begin():
+            queries.release_games(session, self.token, game_ids)
+
+    def _release_gone_games(self) -> None:
+        """Free the games held by judges that are gone (at most every heartbeat)."""
+        mono = time.monotonic()
+        if self._claims_at is not None and mono - self._claims_at < presence.HEARTBEAT_SECONDS:
+            return
+        self._claims_at = mono
+        with self.app.sessions() as session:
+            held = [c for c in queries.game_claimants(read_only(session)) if c != self.token]
+            gone = presence.gone(session, held) if held else set()
+        if not gone:
+            return
+        with self.app.sessions() as session, session.begin():
+            count = queries.release_game_claims_of(session, gone)
+        if count:
+            log.warning(
+                "%d game(s) held by %s, now gone, taken over", count, ", ".join(sorted(gone))
+            )
+
     def _game_files(self, now: datetime, games_dir: Path | None) -> None:
         """Apply edited game files and load new ones (at SIGHUP and every
         ``game_file_seconds``, not at every pass)."""
         with self.app.sessions() as session, session.begin():
+            # One judge at a time on a shared database: two loading one new file would
+            # both make its game.
+            queries.serialize(session, GAME_FILES_LOCK)
             lines = reload_configs(session, self.app.judge, now)
             if games_dir is not None:
                 lines += load_new_games(session, self.app.judge, games_dir, now)
@@ -507,6 +560,7 @@ class Server:
             self._process(name, due, now)
         with self.app.sessions() as session, session.begin():
             settle(session, game_id, now)
+            queries.release_games(session, self.token, [game_id])
 
     def _process(self, name: str, phase: str, now: datetime) -> None:
         """Process a game's phase that is due (one transaction), and say so."""
@@ -555,9 +609,21 @@ class Server:
             self.stop()
             raise
 
+    def _roles(self) -> dict[str, str]:
+        """The processes of this judge for the ``judges`` table: itself and its live
+        worker processes (token -> role)."""
+        roles = {self.token: "serve"}
+        for worker in self.workers:
+            if worker.token and worker.process is not None and worker.process.is_alive():
+                roles[worker.token] = worker.role
+        return roles
+
     def _start(self) -> None:
         settings = self.app.judge.settings
         gather = settings.gather_seconds
+        # Known to the other judges on the database before anything is claimed.
+        self.presence = presence.Presence(self.app.sessions, self._roles)
+        self.presence.start()
         if self.processes:
             self.workers = [_Worker("inbox"), _Worker("outbox")]
             for worker in self.workers:
@@ -633,6 +699,10 @@ class Server:
             daemon=True,
         )
         worker.process.start()
+        worker.token = presence.process_token(worker.process.pid)
+        if self.presence is not None:
+            # Registered before it can claim anything (it takes a second to start).
+            self.presence.beat()
 
     def _watchdog(self) -> None:
         """Look after the worker processes until the judge stops (:meth:`_watch_workers`)."""
@@ -703,6 +773,9 @@ class Server:
             close()
         if self._journal is not None:
             self._journal.close()
+        if self.presence is not None:
+            # Gone from the judges table: what this judge still held is free at once.
+            self.presence.stop()
         log.info("stopped")
 
     def wait(self) -> None:

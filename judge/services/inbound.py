@@ -31,6 +31,7 @@ from judge.mail.decode import (
     header_block,
 )
 from judge.mail.rules import refuse_reason
+from judge.services import presence
 from judge.services.context import Judge
 from judge.services.conversation import handle
 from judge.services.intake import read_stored
@@ -60,6 +61,9 @@ BATCH_SECONDS = 0.5
 #: batch is cut after the messages done: a batch of new players' first sign-ons (some
 #: 20 ms of argon2 each) is verified whole, and its later messages are not decoded again.
 PREVERIFY_SECONDS = 2.0
+#: The most stored messages one judge takes at a time (:func:`process_pending`): with
+#: several judges on one database, a flood is shared out in pieces this size.
+CLAIM_LIMIT = 200
 #: The pause between two batches of a backlog.
 BATCH_GAP_SECONDS = 0.003
 #: The most of a parked message's subject its sender's answer quotes.
@@ -74,8 +78,17 @@ def process_pending(
     should_stop: Callable[[], bool] | None = None,
     after_batch: Callable[[], None] | None = None,
     progress: Callable[[], None] | None = None,
+    claimant: str | None = None,
+    claim_limit: int | None = None,
 ) -> int:
-    """Process every stored message not yet done; return how many were handled.
+    """Process the stored messages not yet done that this process can claim (at most
+    ``claim_limit``, default :data:`CLAIM_LIMIT`: the rest is for the next call, or for
+    another judge on the database); return how many were handled.
+
+    ``claimant`` names this process in its claims (:mod:`judge.services.presence`;
+    default: its own token).  Several judges sharing the database each take messages
+    (:func:`judge.db.queries.claim_inbound`), a sender's in the order they came; the
+    messages of a judge that is gone are free again first.
 
     ``should_stop()`` is asked before each batch (the rest waits for the next call), and
     ``after_batch()`` called after each one's commit (to wake the sender at once);
@@ -86,13 +99,12 @@ def process_pending(
     alone either goes after the rest (it lost its place); one tried :data:`MAX_ATTEMPTS`
     times is parked (:func:`park`).
     """
-    with sessions() as session:
-        read_only(session)
-        pending = queries.pending_inbound(session)
+    me = claimant or presence.process_token()
+    pending = _claim(sessions, me, CLAIM_LIMIT if claim_limit is None else claim_limit)
     done = 0
     for inbound_id, attempts in pending:
         if attempts >= MAX_ATTEMPTS:
-            park(sessions, judge, inbound_id, now())
+            park(sessions, judge, inbound_id, now(), claimant=me)
             done += 1
     if done and after_batch is not None:
         after_batch()  # the answers to parked messages
@@ -111,7 +123,7 @@ def process_pending(
                 and waiting[position + len(batch)][1] == 0
             ):
                 batch.append(waiting[position + len(batch)][0])
-        states = process_batch(sessions, judge, batch, now(), progress=progress)
+        states = process_batch(sessions, judge, batch, now(), progress=progress, claimant=me)
         position += len(states)
         done += len(states)
         if after_batch is not None:
@@ -123,6 +135,28 @@ def process_pending(
     return done
 
 
+def _claim(sessions: sessionmaker[Session], me: str, limit: int) -> list[tuple[int, int]]:
+    """Claim stored messages for ``me`` (:func:`judge.db.queries.claim_inbound`) and
+    return those it holds, after freeing the messages of judges that are gone.  Nothing
+    to process (most calls of an idle judge): one read, no write transaction."""
+    with sessions() as session:
+        read_only(session)
+        if not queries.pending_inbound(session):
+            return []
+        held = [c for c in queries.inbound_claimants(session) if c != me]
+        gone = presence.gone(session, held)
+    with sessions() as session, session.begin():
+        if gone:
+            count = queries.release_inbound_claims_of(session, gone)
+            if count:
+                log.warning(
+                    "%d stored message(s) held by %s, now gone, taken over",
+                    count,
+                    ", ".join(sorted(gone)),
+                )
+        return queries.claim_inbound(session, me, limit)
+
+
 def process_batch(
     sessions: sessionmaker[Session],
     judge: Judge,
@@ -131,6 +165,7 @@ def process_batch(
     *,
     budget: float = BATCH_SECONDS,
     progress: Callable[[], None] | None = None,
+    claimant: str | None = None,
 ) -> dict[int, str]:
     """Process stored messages in order in one transaction; return the new state of each
     one processed: the first ones of ``inbound_ids``, as many as ``budget`` seconds allow
@@ -146,11 +181,13 @@ def process_batch(
     transaction of its own
     (:func:`process_one`), so the failing one is marked alone and the others go through.
     Failures are rare (a bug, the database going away), so the common case pays for no
-    savepoints.
+    savepoints.  A message another judge holds (``claimant`` is not its claimant) is
+    left alone, under a row lock (:func:`judge.db.queries.inbound_rows`).
     """
+    me = claimant or presence.process_token()
     if len(inbound_ids) == 1:
         only = inbound_ids[0]
-        return {only: process_one(sessions, judge, only, now, progress=progress)}
+        return {only: process_one(sessions, judge, only, now, progress=progress, claimant=me)}
     _count_attempts(sessions, inbound_ids)
     decoded, sizes = _decode_rows(sessions, judge, inbound_ids, progress)
     verdicts, covered = _preverified(
@@ -160,7 +197,7 @@ def process_batch(
     try:
         with sessions() as session, session.begin():
             started = time.monotonic()
-            rows = queries.inbound_rows(session, inbound_ids[:covered])
+            rows = queries.inbound_rows(session, inbound_ids[:covered], me)
             work = UnitOfWork(decoded=decoded, verdicts=verdicts)
             senders = {row.sender for row in rows.values() if row.sender}
             count_replies(session, judge, senders, now, work)
@@ -183,7 +220,7 @@ def process_batch(
             exc_info=True,
         )
         return {
-            i: process_one(sessions, judge, i, now, count=False, progress=progress)
+            i: process_one(sessions, judge, i, now, count=False, progress=progress, claimant=me)
             for i in inbound_ids
         }
     _log_done(said)
@@ -198,17 +235,19 @@ def process_one(
     *,
     count: bool = True,
     progress: Callable[[], None] | None = None,
+    claimant: str | None = None,
 ) -> str:
     """Process one stored message in one transaction; on error mark it failed (to be
     tried again, up to :data:`MAX_ATTEMPTS` attempts).  ``count``: count the attempt
-    first (False: the caller did)."""
+    first (False: the caller did).  One another judge holds is left alone."""
+    me = claimant or presence.process_token()
     if count:
         _count_attempts(sessions, [inbound_id])
     decoded, sizes = _decode_rows(sessions, judge, [inbound_id], progress)
     verdicts, _covered = _preverified(sessions, judge, [inbound_id], decoded, sizes, now)
     try:
         with sessions() as session, session.begin():
-            row = session.get(InboundMessage, inbound_id)
+            row = queries.inbound_rows(session, [inbound_id], me).get(inbound_id)
             work = UnitOfWork(decoded=decoded, verdicts=verdicts)
             if row is not None and row.sender:
                 count_replies(session, judge, {row.sender}, now, work)
@@ -222,8 +261,8 @@ def process_one(
     except Exception as err:
         log.warning("message %d failed", inbound_id, exc_info=True)
         with sessions() as session, session.begin():
-            row = session.get(InboundMessage, inbound_id)
-            if row is not None:
+            row = queries.inbound_rows(session, [inbound_id], me).get(inbound_id)
+            if row is not None and row.state in (InboundState.NEW, InboundState.FAILED):
                 row.state = InboundState.FAILED
                 row.reason = f"{type(err).__name__}: {err}"[:1000]
         return InboundState.FAILED
@@ -332,12 +371,20 @@ MAX_LOG_CHARS = 500
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
-def park(sessions: sessionmaker[Session], judge: Judge, inbound_id: int, now: datetime) -> str:
+def park(
+    sessions: sessionmaker[Session],
+    judge: Judge,
+    inbound_id: int,
+    now: datetime,
+    claimant: str | None = None,
+) -> str:
     """Set aside a message whose attempts all failed to finish: state ``parked``, kept for
     the keeper of the judge, never tried again; its sender is told once, in a few lines
-    that quote nothing of it but (a bounded excerpt of) its subject."""
+    that quote nothing of it but (a bounded excerpt of) its subject.  One another judge
+    holds (``claimant`` is not its claimant) is left to it."""
+    me = claimant or presence.process_token()
     with sessions() as session, session.begin():
-        row = session.get(InboundMessage, inbound_id)
+        row = queries.inbound_rows(session, [inbound_id], me).get(inbound_id)
         if row is None or row.state not in (InboundState.NEW, InboundState.FAILED):
             return row.state if row is not None else "missing"
         last = (

@@ -264,9 +264,10 @@ def test_a_batch_is_processed_in_order_in_one_transaction(game: tuple[App, Table
         _store(app, france, "SIGNON Ftest01 paris-123\nA Par-Bur\n", "b3@x"),
         _store(app, england, "SIGNON Etest01 pw-eng\nCLEAR\nF Edi-NTH\n", "b4@x"),
     ]
-    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
-        i: "done" for i in ids
-    }
+    # A budget no loaded machine reaches: the default (half a second) may cut the batch
+    # after fewer messages, as it should, but this test is about one whole batch.
+    processed = process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"), budget=60.0)
+    assert processed == {i: "done" for i in ids}
     replies = table.new_mail()
     assert [r.to_addr for r in replies] == [england, england, france, england]
     # Each confirmation shows the orders as they stood after its own message.

@@ -1,0 +1,230 @@
+"""Which judge processes are at work on the database, so that several share it safely.
+
+Several ``judge serve`` processes, on one machine or several, may share one PostgreSQL
+database.  Each piece of work is claimed before it is done (a stored message, a game's
+moment, a queued mail), in the name of the process doing it: its *token*,
+``host:pid:start`` (:func:`process_token`; the start time tells a process from a later
+one given the same id).  A claim binds only while its process runs; this module says
+which ones do:
+
+* every process that claims work is registered in the ``judges`` table and beats there
+  (``seen_at``) every :data:`HEARTBEAT_SECONDS` (:class:`Presence`, a thread of
+  ``judge serve``'s main process, which beats for its worker processes too, and of the
+  one-shot commands that take work);
+* a process on this host is gone as soon as its process id is dead (Linux's /proc);
+* a process on another host is gone once its row is older than :data:`GONE_SECONDS`
+  (the hosts' clocks kept in step, by NTP), or missing.
+
+A judge that stops cleanly removes its rows, so that its claims are free at once.  The
+work itself is safe against a judge wrongly thought gone (its heartbeat held up): a
+message is processed only under a row lock that re-checks its claim
+(:mod:`judge.services.inbound`), and a phase only by a compare-and-set on the game's
+phase; the outbox's claims carry the same token.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import delete, select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.db.models import JudgeProcess
+
+log = logging.getLogger(__name__)
+
+#: How often a running judge writes its heartbeat.
+HEARTBEAT_SECONDS = 2.0
+#: How old a heartbeat of another host may be before its process counts as gone: a few
+#: beats, so that one held up by a slow transaction does not free its claims.
+GONE_SECONDS = 10.0
+#: Rows of processes gone this long are deleted by the others' heartbeats.
+FORGET_SECONDS = 3600.0
+
+
+def _wall_clock() -> datetime:
+    """The real time: heartbeats are compared across hosts, never with a test's clock."""
+    return datetime.now(UTC)
+
+
+def _process_stat(pid: int) -> tuple[str, str]:
+    """Process ``pid``'s state letter and when it started, in clock ticks since boot
+    (Linux's /proc: the start time tells it from a later process given the same id);
+    ``("", "")`` where that cannot be read."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as stat:
+            fields = stat.read().rpartition(b")")[2].split()
+        return fields[0].decode(), fields[19].decode()
+    except (OSError, IndexError, UnicodeDecodeError):
+        return "", ""
+
+
+def process_token(pid: int | None = None) -> str:
+    """The name a process's claims carry: host, process id and start time."""
+    pid = os.getpid() if pid is None else pid
+    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+
+
+def _parts(token: str) -> tuple[str, int] | None:
+    """A token's host and process id, or None for a token that is not one."""
+    parts = token.rsplit(":", 2)
+    if len(parts) != 3 or not parts[1].isdigit():
+        return None
+    return parts[0], int(parts[1])
+
+
+def on_this_host(token: str) -> bool:
+    """Whether the process named ``token`` ran on this host."""
+    parts = _parts(token)
+    return parts is not None and parts[0] == socket.gethostname()
+
+
+def gone_here(token: str) -> bool:
+    """Whether the process named ``token`` (:func:`process_token`) is known to be gone
+    on this host's own word: it ran here and no live process of that id and start time
+    runs now.  A process of another host is never known gone here (see :func:`gone`)."""
+    parts = _parts(token)
+    if parts is None or parts[0] != socket.gethostname():
+        return False
+    pid, started = parts[1], token.rsplit(":", 1)[1]
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        pass  # someone else's process of that id: compare the start times
+    state, now_started = _process_stat(pid)
+    if state in ("Z", "X"):
+        return True  # dead, not yet reaped by its parent
+    return bool(started) and now_started not in ("", started)
+
+
+def gone(session: Session, tokens: Iterable[str], at: datetime | None = None) -> set[str]:
+    """Which of the processes ``tokens`` are gone: dead on this host (:func:`gone_here`),
+    or of another host and without a heartbeat for :data:`GONE_SECONDS` (a malformed
+    token is never gone: its claims wait for whatever else releases them)."""
+    wanted = {token for token in tokens if _parts(token) is not None}
+    if not wanted:
+        return set()
+    found = {token for token in wanted if gone_here(token)}
+    others = [token for token in wanted if not on_this_host(token)]
+    if others:
+        fresh = (at or _wall_clock()) - timedelta(seconds=GONE_SECONDS)
+        alive = set(
+            session.scalars(
+                select(JudgeProcess.token).where(
+                    JudgeProcess.token.in_(others), JudgeProcess.seen_at >= fresh
+                )
+            )
+        )
+        found.update(token for token in others if token not in alive)
+    return found
+
+
+def beat(session: Session, roles: Mapping[str, str], at: datetime | None = None) -> None:
+    """Write the heartbeat of the processes ``roles`` (token -> role), registering those
+    not registered yet; and forget this host's dead processes and any process silent for
+    :data:`FORGET_SECONDS` (their claims are free already)."""
+    at = at or _wall_clock()
+    if roles:
+        session.execute(
+            update(JudgeProcess)
+            .where(JudgeProcess.token.in_(sorted(roles)))
+            .values(seen_at=at)
+            .execution_options(synchronize_session=False)
+        )
+        known = set(
+            session.scalars(select(JudgeProcess.token).where(JudgeProcess.token.in_(sorted(roles))))
+        )
+        for token in sorted(set(roles) - known):
+            parts = _parts(token)
+            host, pid = parts if parts is not None else ("", 0)
+            session.add(
+                JudgeProcess(
+                    token=token, host=host, pid=pid, role=roles[token], started_at=at, seen_at=at
+                )
+            )
+    here = socket.gethostname()
+    dead = [
+        token
+        for token in session.scalars(select(JudgeProcess.token).where(JudgeProcess.host == here))
+        if token not in roles and gone_here(token)
+    ]
+    old = at - timedelta(seconds=FORGET_SECONDS)
+    session.execute(
+        delete(JudgeProcess)
+        .where((JudgeProcess.seen_at < old) | JudgeProcess.token.in_(dead))
+        .execution_options(synchronize_session=False)
+    )
+
+
+def leave(session: Session, tokens: Iterable[str]) -> None:
+    """Remove the rows of the processes ``tokens`` (stopped cleanly: their claims are free
+    at once)."""
+    wanted = sorted(set(tokens))
+    if wanted:
+        session.execute(
+            delete(JudgeProcess)
+            .where(JudgeProcess.token.in_(wanted))
+            .execution_options(synchronize_session=False)
+        )
+
+
+class Presence:
+    """The heartbeat thread of a judge process: every :data:`HEARTBEAT_SECONDS` it beats
+    for the processes ``roles()`` names (token -> role: itself and its live workers), and
+    at :meth:`stop` removes them.  A failed beat is logged and tried again at the next."""
+
+    def __init__(
+        self,
+        sessions: sessionmaker[Session],
+        roles: Callable[[], Mapping[str, str]],
+        interval: float = HEARTBEAT_SECONDS,
+    ) -> None:
+        self.sessions = sessions
+        self.roles = roles
+        self.interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._left: set[str] = set()
+        self._lock = threading.Lock()
+
+    def start(self) -> None:
+        """Beat once now (so that the process is known before it claims anything), then
+        in a thread."""
+        self.beat()
+        self._thread = threading.Thread(target=self._run, name="judge-presence", daemon=True)
+        self._thread.start()
+
+    def beat(self) -> None:
+        """One heartbeat now, for the processes named now (those no longer named are
+        removed: a worker that died)."""
+        with self._lock:  # the thread and a new worker's start may beat together
+            roles = dict(self.roles())
+            with self.sessions() as session, session.begin():
+                beat(session, roles)
+                leave(session, self._left - set(roles))
+            self._left = set(roles)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval):
+            try:
+                self.beat()
+            except Exception:
+                log.warning("the heartbeat failed; trying again", exc_info=True)
+
+    def stop(self) -> None:
+        """Stop beating and remove the rows (the claims of these processes are free)."""
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(5)
+        try:
+            with self.sessions() as session, session.begin():
+                leave(session, self._left | set(self.roles()))
+        except Exception:
+            log.warning("could not remove this judge from the judges table", exc_info=True)

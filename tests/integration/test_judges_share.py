@@ -1,0 +1,101 @@
+"""Two judges on one PostgreSQL database share a deadline burst: each game's phase is
+looked at and processed by one of them, once, and both take part.  (The judges run here
+as two :class:`~judge.runtime.serve.Server` objects in one process, each named as a judge
+of its own host; tests/integration/test_two_judges.py runs two real ``judge serve``.)"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+import time
+from collections import Counter
+from datetime import datetime
+from pathlib import Path
+
+from sqlalchemy import select
+from support.netutil import free_port
+from support.servicekit import GAME_FILE, at, make_app
+
+from judge.config import InboundSmtpSettings
+from judge.db.models import Game, JudgeProcess, PhaseRecord
+from judge.runtime.bootstrap import App
+from judge.runtime.serve import Server
+from judge.services.game_files import load_game
+from judge.services.games import start_game
+
+GAMES = 24
+START = at("2026-11-23 12:00")
+#: Past every game's first deadline (48 hours at 20:00).
+LATER = at("2026-11-26 12:00")
+
+
+class CountingServer(Server):
+    """A judge that notes each phase it processes (and is slowed a little, as a real
+    adjudication with its mail is, so that a burst overlaps the two judges)."""
+
+    processed: list[tuple[str, str, str]]
+    lock = threading.Lock()
+
+    def _process(self, name: str, phase: str, now: datetime) -> None:
+        with self.lock:
+            self.processed.append((self.token, name, phase))
+        time.sleep(0.02)
+        super()._process(name, phase, now)
+
+
+def judge(app: App, token: str, seen: list[tuple[str, str, str]]) -> CountingServer:
+    app.judge.settings = dataclasses.replace(
+        app.judge.settings, inbound=InboundSmtpSettings("127.0.0.1", free_port())
+    )
+    server = CountingServer(app, clock=lambda: LATER, tick=0.2, use_scheduler=False)
+    server.token = token
+    server.processed = seen
+    # Only the deadline loop and the mail loops: the burst is already in the database.
+    server._game_files = lambda now, games_dir: None  # type: ignore[method-assign]
+    return server
+
+
+def test_two_judges_share_a_deadline_burst_and_process_each_phase_once(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    first = make_app(tmp_path / "a", postgres_database_url)
+    second = make_app(tmp_path / "b", postgres_database_url)
+    with first.sessions() as session, session.begin():
+        for number in range(GAMES):
+            path = tmp_path / f"g{number:02}.toml"
+            path.write_text(GAME_FILE.replace('name = "test01"', f'name = "g{number:02}"'))
+            load_game(session, first.judge, path, START)
+            start_game(session, first.judge, f"g{number:02}", START)
+    seen: list[tuple[str, str, str]] = []
+    a = judge(first, "judge-a.example:1:1", seen)
+    b = judge(second, "judge-b.example:2:1", seen)
+    a.start()
+    try:
+        b.start()
+        with first.sessions() as session:
+            judges = set(session.scalars(select(JudgeProcess.token)))
+        assert judges == {a.token, b.token}
+        limit = time.monotonic() + 60
+        while time.monotonic() < limit:
+            with first.sessions() as session:
+                phases = set(session.scalars(select(Game.phase)))
+            if phases == {"F1901M"}:
+                break
+            time.sleep(0.1)
+    finally:
+        a.stop()
+        b.stop()
+    assert a.errors == b.errors == 0
+    with first.sessions() as session:
+        assert set(session.scalars(select(Game.phase))) == {"F1901M"}
+        records = Counter(session.execute(select(PhaseRecord.game_id, PhaseRecord.phase)).all())
+        # Stopped cleanly: nothing held, nobody registered.
+        assert (
+            list(session.scalars(select(Game.claimed_by).where(Game.claimed_by.is_not(None)))) == []
+        )
+        assert list(session.scalars(select(JudgeProcess.token))) == []
+    assert sorted(records.values()) == [1] * (2 * GAMES)  # S1901M done, F1901M begun
+    by_game = Counter((name, phase) for _token, name, phase in seen)
+    assert by_game == Counter({(f"g{n:02}", "S1901M"): 1 for n in range(GAMES)})
+    by_judge = Counter(token for token, _name, _phase in seen)
+    assert set(by_judge) == {a.token, b.token}

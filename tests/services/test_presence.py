@@ -1,0 +1,231 @@
+"""Several judges on one database: who is running (the ``judges`` table and its
+heartbeats), and the claims on stored messages, games and queued mail that bind only
+while their judge runs.  On SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import socket
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+from sqlalchemy import select, update
+from support.servicekit import at, started_game
+
+from judge.db import queries
+from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
+from judge.runtime.bootstrap import App
+from judge.runtime.sender import deliver_pending
+from judge.services import presence
+from judge.services.inbound import process_pending
+from judge.services.intake import receive_many
+
+HERE = socket.gethostname()
+#: Judges of another host (their process ids mean nothing here).
+ELSEWHERE_A = "judge-a.example:100:1"
+ELSEWHERE_B = "judge-b.example:200:1"
+NOW = datetime(2026, 11, 23, 12, 1, tzinfo=UTC)
+
+
+def order_mail(sender: str, number: int, body: str = "HELP\n") -> bytes:
+    return (
+        f"From: {sender}\r\nTo: judge@example.org\r\nSubject: orders {number}\r\n"
+        f"Message-ID: <m{number}.{sender}>\r\nDate: Mon, 23 Nov 2026 12:00:00 +0000\r\n\r\n"
+        f"{body}"
+    ).encode()
+
+
+def store(app: App, raws: list[bytes]) -> list[int]:
+    sessions = app.sessions
+    with sessions() as session, session.begin():
+        receive_many(session, raws, NOW, max_bytes=1 << 20)
+    with sessions() as session:
+        return list(session.scalars(select(InboundMessage.id).order_by(InboundMessage.id)))
+
+
+def test_a_judge_of_another_host_is_gone_once_its_heartbeat_is_old(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_A: "serve"}, NOW)
+        row = session.get(JudgeProcess, ELSEWHERE_A)
+        assert row is not None
+        assert (row.host, row.pid, row.role) == ("judge-a.example", 100, "serve")
+    with app.sessions() as session:
+        just_after = NOW + timedelta(seconds=presence.GONE_SECONDS)
+        assert presence.gone(session, [ELSEWHERE_A, ELSEWHERE_B], just_after) == {ELSEWHERE_B}
+        later = NOW + timedelta(seconds=presence.GONE_SECONDS + 1)
+        assert presence.gone(session, [ELSEWHERE_A], later) == {ELSEWHERE_A}
+        # This very process is alive; a malformed token is never taken for gone.
+        assert presence.gone(session, [presence.process_token(), "not a token"], later) == set()
+    # A clean stop removes the row: gone at once.
+    with app.sessions() as session, session.begin():
+        presence.leave(session, [ELSEWHERE_A])
+    with app.sessions() as session:
+        assert presence.gone(session, [ELSEWHERE_A], NOW) == {ELSEWHERE_A}
+
+
+def test_a_heartbeat_forgets_this_hosts_dead_processes_and_long_silent_ones(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    dead_here = f"{HERE}:999999999:1"  # no such process id
+    me = presence.process_token()
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {dead_here: "inbox", ELSEWHERE_A: "serve"}, NOW)
+        presence.beat(session, {ELSEWHERE_B: "serve"}, NOW + timedelta(hours=1))
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {me: "serve"}, NOW + timedelta(hours=1, seconds=2))
+    with app.sessions() as session:
+        tokens = set(session.scalars(select(JudgeProcess.token)))
+    assert tokens == {me, ELSEWHERE_B}
+
+
+def test_the_heartbeat_thread_registers_its_processes_and_removes_them_at_stop(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    me = presence.process_token()
+    roles = {me: "serve", ELSEWHERE_A: "outbox"}
+    beating = presence.Presence(app.sessions, lambda: roles, interval=0.05)
+    beating.start()
+    try:
+        with app.sessions() as session:
+            assert set(session.scalars(select(JudgeProcess.token))) == {me, ELSEWHERE_A}
+        del roles[ELSEWHERE_A]  # a worker that died: its row goes at the next beat
+        beating.beat()
+        with app.sessions() as session:
+            assert set(session.scalars(select(JudgeProcess.token))) == {me}
+    finally:
+        beating.stop()
+    with app.sessions() as session:
+        assert list(session.scalars(select(JudgeProcess.token))) == []
+
+
+def test_stored_messages_are_claimed_a_senders_in_order_by_one_judge(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    ids = store(
+        app,
+        [
+            order_mail("alice@example.org", 1),
+            order_mail("bob@example.org", 2),
+            order_mail("alice@example.org", 3),
+            order_mail("carol@example.org", 4),
+        ],
+    )
+    with app.sessions() as session, session.begin():
+        assert queries.claim_inbound(session, ELSEWHERE_A, 1) == [(ids[0], 0)]
+    with app.sessions() as session, session.begin():
+        # Alice's second message waits for the judge holding her first.
+        assert queries.claim_inbound(session, ELSEWHERE_B, 10) == [(ids[1], 0), (ids[3], 0)]
+    with app.sessions() as session, session.begin():
+        assert queries.claim_inbound(session, ELSEWHERE_A, 10) == [(ids[0], 0), (ids[2], 0)]
+    # Once A is done with her first, her second is anybody's (A holds it: it claimed it).
+    with app.sessions() as session, session.begin():
+        session.execute(
+            update(InboundMessage)
+            .where(InboundMessage.id == ids[0])
+            .values(state=InboundState.DONE)
+        )
+    with app.sessions() as session, session.begin():
+        assert queries.claim_inbound(session, ELSEWHERE_B, 10) == [(ids[1], 0), (ids[3], 0)]
+        assert set(queries.inbound_claimants(session)) == {ELSEWHERE_A, ELSEWHERE_B}
+
+
+def test_a_judge_leaves_messages_another_running_judge_holds_and_takes_a_gone_ones(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, table = started_game(tmp_path, db_url)
+    ids = store(app, [order_mail("alice@example.org", 1), order_mail("bob@example.org", 2)])
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_A: "inbox"}, datetime.now(UTC))
+        assert queries.claim_inbound(session, ELSEWHERE_A, 1) == [(ids[0], 0)]
+    assert process_pending(app.sessions, app.judge, lambda: NOW) == 1
+    with app.sessions() as session:
+        states = dict(session.execute(select(InboundMessage.id, InboundMessage.state)).all())
+    assert states == {ids[0]: InboundState.NEW, ids[1]: InboundState.DONE}
+    # Judge A stops beating: ten seconds later its message is taken over.
+    with app.sessions() as session, session.begin():
+        session.execute(
+            update(JudgeProcess)
+            .where(JudgeProcess.token == ELSEWHERE_A)
+            .values(seen_at=datetime.now(UTC) - timedelta(seconds=presence.GONE_SECONDS + 1))
+        )
+    assert process_pending(app.sessions, app.judge, lambda: NOW) == 1
+    with app.sessions() as session:
+        rows = session.scalars(select(InboundMessage).order_by(InboundMessage.id)).all()
+    me = presence.process_token()
+    assert [(r.state, r.claimed_by) for r in rows] == [
+        (InboundState.DONE, me),
+        (InboundState.DONE, me),
+    ]
+    answered = [m.to_addr for m in table.new_mail()]
+    assert sorted(answered) == ["alice@example.org", "bob@example.org"]
+
+
+def test_a_judge_thought_gone_does_not_process_what_another_took_over(
+    tmp_path: Path, db_url: str
+) -> None:
+    """The processing transaction re-checks the claim under a row lock: a judge whose
+    heartbeat was held up and whose message another judge took leaves it alone."""
+    app, table = started_game(tmp_path, db_url)
+    ids = store(app, [order_mail("alice@example.org", 1)])
+    with app.sessions() as session, session.begin():
+        session.execute(
+            update(InboundMessage).where(InboundMessage.id == ids[0]).values(claimed_by=ELSEWHERE_B)
+        )
+    from judge.services.inbound import process_batch
+
+    me = presence.process_token()
+    assert process_batch(app.sessions, app.judge, ids, NOW, claimant=me) == {ids[0]: "missing"}
+    with app.sessions() as session:
+        row = session.get(InboundMessage, ids[0])
+        assert row is not None
+        assert (row.state, row.claimed_by) == (InboundState.NEW, ELSEWHERE_B)
+    assert table.new_mail() == []
+
+
+def test_games_are_claimed_by_one_judge_at_a_time_and_freed_when_it_is_gone(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    with app.sessions() as session, session.begin():
+        game = session.scalars(select(Game)).one()
+        game_id = game.id
+        game.wake_at = at("2026-11-23 12:00")
+    now = at("2026-11-23 12:01")
+    with app.sessions() as session, session.begin():
+        claimed = queries.claim_games(session, ELSEWHERE_A, now)
+    assert claimed == [(game_id, "test01", at("2026-11-23 12:00"))]
+    with app.sessions() as session, session.begin():
+        assert queries.claim_games(session, ELSEWHERE_B, now) == []
+        assert queries.claim_games(session, ELSEWHERE_A, now) == claimed  # its own, again
+        assert queries.game_claimants(session) == [ELSEWHERE_A]
+        assert queries.release_game_claims_of(session, [ELSEWHERE_A]) == 1
+        assert queries.claim_games(session, ELSEWHERE_B, now) == claimed
+        queries.release_games(session, ELSEWHERE_B, [game_id])
+        assert queries.game_claimants(session) == []
+
+
+def test_mail_held_by_a_sender_of_another_host_is_freed_once_it_is_silent(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    now = at("2026-11-23 12:01")
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_A: "outbox"}, datetime.now(UTC))
+        session.execute(
+            update(OutboundMessage).values(
+                claimed_by=ELSEWHERE_A, next_attempt_at=now + timedelta(minutes=10), attempts=1
+            )
+        )
+    # Its heartbeat is fresh: its mail is left to it.
+    assert deliver_pending(app.sessions, app.judge, app.transport, lambda: now) == 0
+    with app.sessions() as session, session.begin():
+        presence.leave(session, [ELSEWHERE_A])
+    assert deliver_pending(app.sessions, app.judge, app.transport, lambda: now) == 8
+    with app.sessions() as session:
+        rows = session.scalars(select(OutboundMessage)).all()
+    assert {(r.state, r.claimed_by) for r in rows} == {("sent", None)}
