@@ -73,6 +73,11 @@ CLAIM_TIME = timedelta(minutes=10)
 #: were half the database's cost of a burst's mail; a batch of 100 is sent in well under
 #: a second, a small part of ``claim_time``, and its pictures are few (one per game).
 CLAIM_BATCH = 100
+#: On a database several judges may share (not SQLite), the sent mail noted in the journal
+#: is committed after this many: when the judge dies, another takes its claimed mail over
+#: and sends again what its journal held, so this bounds those duplicates.  (On SQLite the
+#: journal is this judge's alone, read again when it starts: one commit a claim batch.)
+SHARED_JOURNAL_WINDOW = 10
 
 
 def backoff(
@@ -172,6 +177,7 @@ def deliver_due(
     :func:`sender_token`); the claims of senders that are gone are freed first.
     """
     owner = owner or sender_token()
+    window = _journal_window(sessions)
     smtp = judge.settings.smtp
     if max_attempts is None:
         max_attempts = smtp.max_attempts if smtp is not None else DEFAULT_MAX_ATTEMPTS
@@ -223,6 +229,8 @@ def deliver_due(
                     # this write (to the journal, or a commit).
                     if journal is None or not journal.add(message_id, now()):
                         outbox.record_sent(sessions, [(message_id, now())])
+                    elif window and index % window == window - 1:
+                        _record_journal(sessions, journal)
                     sent += 1
     finally:
         if journal is not None:
@@ -251,6 +259,14 @@ def _claim(
     if journal is not None and entries:
         journal.clear()  # committed above
     return claimed
+
+
+def _journal_window(sessions: sessionmaker[Session]) -> int:
+    """How many sent mails the journal may hold before they are committed: 0 (a claim
+    batch's worth) on SQLite, else :data:`SHARED_JOURNAL_WINDOW`."""
+    bind = sessions.kw.get("bind")
+    dialect = getattr(getattr(bind, "dialect", None), "name", "sqlite")
+    return 0 if dialect == "sqlite" else SHARED_JOURNAL_WINDOW
 
 
 def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
