@@ -110,8 +110,27 @@ def make_games(
 ) -> list[str]:
     """Load and start ``count`` games (``g00000``...) from files written in ``files``,
     one transaction each; their names.  ``game_file`` is formatted with ``name`` and
-    ``maps``."""
+    ``maps``.  Each password is hashed once meanwhile (:func:`hash_once`); the hasher
+    is put back after, so that a test process that made its games this way hashes as
+    the judge does afterwards (one hash, one salt, per password set)."""
+    hasher = passwords._HASHER
     hash_once()
+    try:
+        return _make_games(app, count, files, maps, start, game_file, progress)
+    finally:
+        passwords._HASHER = hasher
+
+
+def _make_games(
+    app: App,
+    count: int,
+    files: Path,
+    maps: bool,
+    start: datetime,
+    game_file: str,
+    progress: Callable[[int], None] | None,
+) -> list[str]:
+    """:func:`make_games`, with the hasher already set."""
     app.judge.make_password = lambda: PASSWORD
     files.mkdir(parents=True, exist_ok=True)
     names = []
