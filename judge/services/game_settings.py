@@ -11,6 +11,11 @@ the game's.
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
+from collections.abc import Mapping
+from typing import Any
+
 from judge.config import (
     Deadline,
     Endgame,
@@ -38,9 +43,32 @@ __all__ = [
 ]
 
 
+#: The settings last read from each stored dict, by the dict's id, with the dict itself
+#: (so that its id is not given to another dict while the entry lives): a phase's
+#: processing asks a game's settings some twenty times, and reading the JSON is the
+#: costly part.  A stored dict is never changed in place (``Game.settings`` is saved only
+#: when a new dict is assigned), and :class:`GameSettings` is frozen.
+_READ: OrderedDict[int, tuple[Mapping[str, Any], GameSettings]] = OrderedDict()
+_READ_MAX = 1024
+_READ_LOCK = threading.Lock()
+_DEFAULT_SETTINGS = settings_from_json({})
+
+
 def game_settings(game: Game) -> GameSettings:
     """The game's settings (press, time zone, deadlines, ...), defaults filled in."""
-    return settings_from_json(game.settings or {})
+    data = game.settings
+    if not data:
+        return _DEFAULT_SETTINGS
+    with _READ_LOCK:
+        hit = _READ.get(id(data))
+        if hit is not None and hit[0] is data:
+            return hit[1]
+    read = settings_from_json(data)
+    with _READ_LOCK:
+        _READ[id(data)] = (data, read)
+        while len(_READ) > _READ_MAX:
+            _READ.popitem(last=False)
+    return read
 
 
 def game_rules(game: Game) -> Rules:

@@ -456,3 +456,23 @@ def test_mail_commands_use_the_judge_s_zone_for_a_game_that_names_none(tmp_path:
     assert "The deadline for S1901M is Thu Nov 26 2026 21:00:00 +0100 (Europe/Paris)." in (
         confirmation.body
     )
+
+
+def test_a_games_settings_are_read_once_per_stored_dict_and_again_once_it_is_replaced() -> None:
+    from judge.config import settings_from_json
+    from judge.db.models import Game
+    from judge.services import game_settings as module
+
+    game = Game(name="memo01", settings={"press": "grey", "timezone": "Europe/Paris"})
+    first = module.game_settings(game)
+    assert module.game_settings(game) is first  # the same stored dict: read once
+    assert (first.press.value, first.timezone) == ("grey", "Europe/Paris")
+    # Saved settings are a new dict (the JSON column is saved only when one is assigned).
+    game.settings = {**game.settings, "press": "white"}
+    second = module.game_settings(game)
+    assert second is not first
+    assert (second.press.value, second.timezone) == ("white", "Europe/Paris")
+    # A dict that is equal but another object is read on its own.
+    other = Game(name="memo02", settings=dict(game.settings))
+    assert module.game_settings(other) == second
+    assert module.game_settings(Game(name="memo03", settings={})) == settings_from_json({})
