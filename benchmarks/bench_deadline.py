@@ -45,6 +45,8 @@ import tempfile
 import threading
 import time
 import uuid
+from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -116,23 +118,31 @@ PROCESSED = re.compile(
 )
 
 
+_MESSAGE_ID = re.compile(rb"^Message-ID:\s*(\S+)", re.MULTILINE | re.IGNORECASE)
+
+
 class ArrivalSink:
     """An aiosmtpd sink (tests/support/smtpsink.py) that keeps only when each mail
-    arrived: 10,000 games send 80,000 mails, too many to keep whole."""
+    arrived and how often each Message-ID came (a mail sent twice): 10,000 games send
+    80,000 mails, too many to keep whole."""
 
     def __init__(self) -> None:
-        from support.smtpsink import SmtpSink
+        from support.smtpsink import Received, SmtpSink
 
         outer = self
 
         class _Sink(SmtpSink):
-            def _keep(self, received: object) -> None:
+            def _keep(self, received: Received) -> None:
                 stamp = time.time()  # just before the sink answers 250
+                found = _MESSAGE_ID.search(received.raw[:8192])
                 with outer.lock:
                     outer.arrivals.append(stamp)
+                    if found:
+                        outer.ids[found.group(1)] += 1
 
         self.lock = threading.Lock()
         self.arrivals: list[float] = []
+        self.ids: Counter[bytes] = Counter()
         self.sink = _Sink()
         self.host, self.port = self.sink.host, self.sink.port
 
@@ -140,9 +150,15 @@ class ArrivalSink:
         with self.lock:
             return len(self.arrivals)
 
+    def twice(self) -> int:
+        """How many mails arrived more than once (by Message-ID)."""
+        with self.lock:
+            return sum(1 for n in self.ids.values() if n > 1)
+
     def reset(self) -> None:
         with self.lock:
             self.arrivals.clear()
+            self.ids.clear()
 
 
 def write_config(directory: Path, sink: ArrivalSink, database_url: str) -> Path:
@@ -224,11 +240,20 @@ class ServeRun:
     expected: int
     judge_cpu: float
     postgres_cpu: float
-    ready: float  # when the judge was serving, from the deadline (negative: before)
+    ready: float  # when the (last) judge was serving, from the deadline (negative: before)
+    #: Phases processed by each judge, in the order of the settings files.
+    shares: list[int]
+    #: Games processed by more than one judge; mails the sink got more than once.
+    twice_processed: int
+    twice_sent: int
+
+
+def _read(path: Path) -> str:
+    return path.read_text("utf-8", "replace")
 
 
 def serve_run(
-    config: Path,
+    configs: Sequence[Path],
     database_url: str,
     var: Path,
     sink: ArrivalSink,
@@ -237,8 +262,9 @@ def serve_run(
     stall: float,
     postgres_pid: int | None,
 ) -> ServeRun:
-    """Set the deadlines ``lead`` seconds ahead, start ``judge serve``, wait for every
-    results mail (none for ``stall`` seconds: give up), stop it; the figures."""
+    """Set the deadlines ``lead`` seconds ahead, start a ``judge serve`` for each of
+    ``configs`` (several: judges sharing the one database), wait for every results mail
+    (none for ``stall`` seconds: give up), stop them; the figures."""
     from benchmarks.bench_mail import Subprocess, tree_cpu_seconds
     from judge.db.session import make_engine
 
@@ -246,18 +272,19 @@ def serve_run(
     deadline = datetime.now(UTC) + timedelta(seconds=lead)
     set_deadlines(database_url, var, deadline)
     at = deadline.timestamp()
-    log_path = config.parent / f"serve-{uuid.uuid4().hex[:6]}.log"
-    judge = Subprocess(config, log_path)
+    logs = [config.parent / f"serve-{uuid.uuid4().hex[:6]}.log" for config in configs]
+    judges: list[Subprocess] = []
     ready = None
     cpu_before = pg_before = 0.0
     try:
+        judges.extend(Subprocess(config, log) for config, log in zip(configs, logs, strict=True))
         while time.time() < at:
-            if ready is None and "serving as" in log_path.read_text("utf-8", "replace"):
+            if ready is None and all("serving as" in _read(log) for log in logs):
                 ready = time.time() - at
             time.sleep(0.02)
-        if ready is None and "serving as" in log_path.read_text("utf-8", "replace"):
+        if ready is None and all("serving as" in _read(log) for log in logs):
             ready = 0.0
-        cpu_before = judge.cpu_seconds()
+        cpu_before = sum(judge.cpu_seconds() for judge in judges)
         pg_before = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
         engine = make_engine(database_url)
         expected = 7 * games  # one results mail a power at least; counted below
@@ -265,8 +292,7 @@ def serve_run(
         adjudicated = 0
         while True:
             time.sleep(0.2)
-            text = log_path.read_text("utf-8", "replace")
-            adjudicated = len(set(m.group(2) for m in PROCESSED.finditer(text)))
+            adjudicated = len({m.group(2) for log in logs for m in PROCESSED.finditer(_read(log))})
             if adjudicated >= games:
                 with engine.connect() as connection:
                     expected = connection.execute(
@@ -279,34 +305,45 @@ def serve_run(
                 break
             if count + adjudicated != last_count:
                 last_count, last_change = count + adjudicated, time.monotonic()
-            if not judge.alive():
-                raise RuntimeError(f"judge serve exited; see {log_path}")
+            if not all(judge.alive() for judge in judges):
+                raise RuntimeError(f"a judge serve exited; see {', '.join(map(str, logs))}")
             if time.monotonic() - last_change > stall and time.time() > at + stall:
                 print(f"    gave up: {count} of {expected} mails after {stall} s without one")
                 break
-        judge_cpu = judge.cpu_seconds() - cpu_before
+        judge_cpu = sum(judge.cpu_seconds() for judge in judges) - cpu_before
         postgres_cpu = (tree_cpu_seconds(postgres_pid) - pg_before) if postgres_pid else 0.0
         engine.dispose()
     finally:
-        judge.stop()
-    stamps = []
-    for line in log_path.read_text("utf-8", "replace").splitlines():
-        found = PROCESSED.match(line)
-        if found:
-            local = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f")
-            stamps.append(local.timestamp() - at)  # the log's asctime is local time
+        for judge in judges:
+            judge.stop()
+    stamps: list[float] = []
+    shares: list[int] = []
+    by_game: Counter[str] = Counter()
+    for log in logs:
+        mine = 0
+        for line in _read(log).splitlines():
+            found = PROCESSED.match(line)
+            if found:
+                local = datetime.strptime(found.group(1), "%Y-%m-%d %H:%M:%S,%f")
+                stamps.append(local.timestamp() - at)  # the log's asctime is local time
+                by_game[found.group(2)] += 1
+                mine += 1
+        shares.append(mine)
     with sink.lock:
         arrivals = list(sink.arrivals)
     return ServeRun(
         first=min(stamps) if stamps else None,
         last=max(stamps) if stamps else None,
-        adjudicated=len(stamps),
+        adjudicated=len(by_game),
         last_mail=max(arrivals) - at if arrivals else None,
         mails=len(arrivals),
         expected=expected,
         judge_cpu=judge_cpu,
         postgres_cpu=postgres_cpu,
         ready=ready if ready is not None else float("nan"),
+        shares=shares,
+        twice_processed=sum(1 for n in by_game.values() if n > 1),
+        twice_sent=sink.twice(),
     )
 
 
@@ -440,7 +477,7 @@ def serve_mode(args: argparse.Namespace) -> int:
                 config = write_config(run_dir, sink, url)
                 runs.append((config, url))
                 pid = postgres.process.pid if postgres is not None and postgres.process else None
-                one = serve_run(config, url, run_dir / "var", sink, args.games, args.lead,
+                one = serve_run([config], url, run_dir / "var", sink, args.games, args.lead,
                                 args.stall, pid)  # fmt: skip
                 results.append(one)
                 gap = (
