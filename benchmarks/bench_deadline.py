@@ -425,15 +425,11 @@ def serve_mode(args: argparse.Namespace) -> int:
     """``--serve``: the real judge over a burst, ``--repeat`` times per maps setting."""
     from support.pgserver import PostgresServer
 
-    from benchmarks.bench_mail import new_postgres_database
+    from benchmarks.bench_mail import new_postgres_database, scratch_directory
 
     maps_settings = {"both": (False, True), "on": (True,), "off": (False,)}[args.maps]
     with contextlib.ExitStack() as stack:
-        directory = Path(tempfile.mkdtemp(prefix="bench-deadline-"))
-        if args.keep:
-            print(f"files kept in {directory}")
-        else:
-            stack.callback(shutil.rmtree, directory, ignore_errors=True)
+        directory = scratch_directory(stack, "bench-deadline-", args.keep)
         postgres: PostgresServer | None = None
         if args.postgres:
             postgres = PostgresServer(fsync=True)

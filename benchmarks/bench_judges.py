@@ -22,9 +22,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import shutil
 import sys
-import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -39,7 +37,7 @@ from benchmarks.bench_deadline import (  # noqa: E402
     serve_run,
     write_config,
 )
-from benchmarks.bench_mail import new_postgres_database  # noqa: E402
+from benchmarks.bench_mail import new_postgres_database, scratch_directory  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -55,11 +53,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the files")
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
-        directory = Path(tempfile.mkdtemp(prefix="bench-judges-"))
-        if args.keep:
-            print(f"files kept in {directory}")
-        else:
-            stack.callback(shutil.rmtree, directory, ignore_errors=True)
+        directory = scratch_directory(stack, "bench-judges-", args.keep)
         postgres = PostgresServer(fsync=True)
         stack.callback(postgres.stop)
         postgres.start()

@@ -793,6 +793,17 @@ def profile_report(judge: InProcess, directory: Path, keep_dir: Path | None) -> 
 # -- one configuration -------------------------------------------------------------------
 
 
+def scratch_directory(stack: contextlib.ExitStack, prefix: str, keep: bool) -> Path:
+    """A new temporary directory, removed when ``stack`` closes unless ``keep`` (then
+    its path is printed)."""
+    directory = Path(tempfile.mkdtemp(prefix=prefix))
+    if keep:
+        print(f"  files kept in {directory}")
+    else:
+        stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    return directory
+
+
 def new_postgres_database(server_url: str, name: str, template: str | None = None) -> str:
     """Create database ``name`` on the server (a copy of database ``template``, if given:
     ``CREATE DATABASE ... TEMPLATE``); return its URL."""
@@ -818,11 +829,7 @@ def run_configuration(
     gets a database of its own there), or None for SQLite."""
     what = "IMAP IDLE from Dovecot" if mode == "imap" else "embedded SMTP server"
     print(f"\n== configuration: {mode} ({what})")
-    directory = Path(tempfile.mkdtemp(prefix=f"bench-mail-{mode}-"))
-    if args.keep:
-        print(f"  files kept in {directory}")
-    else:
-        stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    directory = scratch_directory(stack, f"bench-mail-{mode}-", args.keep)
     sink = TimedSink()
     sink.start()
     stack.callback(sink.close)
@@ -960,11 +967,7 @@ def run_first_signons(
     verified by argon2 once), delivered by the embedded SMTP server at ``--rate``."""
     count = args.first_signons
     print(f"\n== configuration: first sign-ons, {count} players (embedded SMTP server)")
-    directory = Path(tempfile.mkdtemp(prefix="bench-mail-first-"))
-    if args.keep:
-        print(f"  files kept in {directory}")
-    else:
-        stack.callback(shutil.rmtree, directory, ignore_errors=True)
+    directory = scratch_directory(stack, "bench-mail-first-", args.keep)
     sink = TimedSink()
     sink.start()
     stack.callback(sink.close)
