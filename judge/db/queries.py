@@ -16,6 +16,7 @@ from typing import Any, cast
 from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, text, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
 
 from judge.db.models import (
     LOOK_NOW,
@@ -24,6 +25,7 @@ from judge.db.models import (
     GameStatus,
     InboundMessage,
     InboundState,
+    JudgeProcess,
     NoticeKind,
     NoticeRecord,
     Observer,
@@ -157,6 +159,17 @@ def release_game_claims_of(session: Session, claimants: Iterable[str]) -> int:
         .execution_options(synchronize_session=False)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def locked_game(session: Session, game_id: int) -> Game | None:
+    """The game, its row locked until the transaction ends (PostgreSQL; SQLite's
+    transactions take turns anyway) and read afresh (what another process wrote)."""
+    return session.scalars(
+        select(Game)
+        .where(Game.id == game_id)
+        .with_for_update()
+        .execution_options(populate_existing=True)
+    ).one_or_none()
 
 
 def next_wake_at(session: Session) -> datetime | None:
@@ -596,6 +609,14 @@ def release_inbound_claims_of(session: Session, claimants: Iterable[str]) -> int
         .values(claimed_by=None)
     )
     return int(getattr(result, "rowcount", 0) or 0)
+
+
+def any_pending_inbound(session: Session) -> bool:
+    """Whether any stored message is still to process (one row read at most)."""
+    found = session.scalar(
+        select(InboundMessage.id).where(InboundMessage.state.in_(_TO_PROCESS)).limit(1)
+    )
+    return found is not None
 
 
 def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> None:
@@ -1196,3 +1217,57 @@ def signon_seats(
         players += session.scalars(select(Player).where(Player.game_id.in_(chunk)))
         guards += session.scalars(select(SignonGuard).where(SignonGuard.game_id.in_(chunk)))
     return games, players, guards
+
+
+# -- the judge processes at work on the database (judge.services.presence) --------------
+
+
+def fresh_judges(session: Session, tokens: Sequence[str], since: datetime) -> set[str]:
+    """Which of the processes ``tokens`` beat at ``since`` or later."""
+    return set(
+        session.scalars(
+            select(JudgeProcess.token).where(
+                JudgeProcess.token.in_(tokens), JudgeProcess.seen_at >= since
+            )
+        )
+    )
+
+
+def judges_on_host(session: Session, host: str) -> list[str]:
+    """The registered processes of ``host``."""
+    return list(session.scalars(select(JudgeProcess.token).where(JudgeProcess.host == host)))
+
+
+def beat_judges(session: Session, roles: dict[str, tuple[str, str, int]], at: datetime) -> None:
+    """The heartbeat ``at`` of the processes ``roles`` (token -> role, host, pid), each
+    registered if it is not yet."""
+    tokens = sorted(roles)
+    session.execute(
+        update(JudgeProcess)
+        .where(JudgeProcess.token.in_(tokens))
+        .values(seen_at=at)
+        .execution_options(synchronize_session=False)
+    )
+    known = set(session.scalars(select(JudgeProcess.token).where(JudgeProcess.token.in_(tokens))))
+    for token in tokens:
+        if token not in known:
+            role, host, pid = roles[token]
+            session.add(
+                JudgeProcess(token=token, host=host, pid=pid, role=role, started_at=at, seen_at=at)
+            )
+
+
+def remove_judges(
+    session: Session, tokens: Iterable[str], silent_since: datetime | None = None
+) -> None:
+    """Remove the processes ``tokens``, and with ``silent_since`` every process that has
+    not beaten since then."""
+    wanted = sorted(set(tokens))
+    condition: ColumnElement[bool] = JudgeProcess.token.in_(wanted)
+    if silent_since is not None:
+        condition = or_(condition, JudgeProcess.seen_at < silent_since)
+    elif not wanted:
+        return
+    session.execute(
+        delete(JudgeProcess).where(condition).execution_options(synchronize_session=False)
+    )

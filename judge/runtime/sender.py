@@ -33,7 +33,6 @@ from typing import NamedTuple
 
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.db.session import read_only
 from judge.mail.transport import PermanentError, ServerUnavailable, Transport
 from judge.services import outbox, presence
 from judge.services.context import Judge
@@ -293,15 +292,7 @@ def _release_orphans(sessions: sessionmaker[Session], at: datetime, owner: str =
     """Give back at once the messages held by sender processes that are gone (killed
     between claiming and recording; on another host, silent for
     :data:`judge.services.presence.GONE_SECONDS`), instead of when their claims run out."""
-    owners = [o for o in outbox.claimants(sessions, at) if o != owner]
-    if not owners:
-        return
-    with sessions() as session:
-        gone = presence.gone(read_only(session), owners)
-    for owner in sorted(gone):
-        count = outbox.release_claims_of(sessions, owner)
-        if count:
-            log.warning("%d message(s) held by the sender %s, now gone, given back", count, owner)
+    outbox.release_gone_senders(sessions, owner, at)
 
 
 class SentJournal:

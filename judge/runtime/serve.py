@@ -507,17 +507,10 @@ class Server:
         if self._claims_at is not None and mono - self._claims_at < presence.HEARTBEAT_SECONDS:
             return
         self._claims_at = mono
-        with self.app.sessions() as session:
-            held = [c for c in queries.game_claimants(read_only(session)) if c != self.token]
-            gone = presence.gone(session, held) if held else set()
-        if not gone:
-            return
-        with self.app.sessions() as session, session.begin():
-            count = queries.release_game_claims_of(session, gone)
-        if count:
-            log.warning(
-                "%d game(s) held by %s, now gone, taken over", count, ", ".join(sorted(gone))
-            )
+        presence.free_claims_of_gone(
+            self.app.sessions, self.token, queries.game_claimants,
+            queries.release_game_claims_of, "game(s)",
+        )  # fmt: skip
 
     def _game_files(self, now: datetime, games_dir: Path | None) -> None:
         """Apply edited game files and load new ones (at SIGHUP and every

@@ -140,20 +140,13 @@ def _claim(sessions: sessionmaker[Session], me: str, limit: int) -> list[tuple[i
     return those it holds, after freeing the messages of judges that are gone.  Nothing
     to process (most calls of an idle judge): one read, no write transaction."""
     with sessions() as session:
-        read_only(session)
-        if not queries.pending_inbound(session):
+        if not queries.any_pending_inbound(read_only(session)):
             return []
-        held = [c for c in queries.inbound_claimants(session) if c != me]
-        gone = presence.gone(session, held)
+    presence.free_claims_of_gone(
+        sessions, me, queries.inbound_claimants, queries.release_inbound_claims_of,
+        "stored message(s)",
+    )  # fmt: skip
     with sessions() as session, session.begin():
-        if gone:
-            count = queries.release_inbound_claims_of(session, gone)
-            if count:
-                log.warning(
-                    "%d stored message(s) held by %s, now gone, taken over",
-                    count,
-                    ", ".join(sorted(gone)),
-                )
         return queries.claim_inbound(session, me, limit)
 
 

@@ -30,7 +30,7 @@ from judge.db.session import read_only
 from judge.mail.outgoing import Attachment, OutgoingMail
 from judge.mail.transport import PermanentError, TransientError
 from judge.render import RenderedMail
-from judge.services import pictures
+from judge.services import pictures, presence
 from judge.services.audience import Audience, recipients
 from judge.services.context import Judge
 
@@ -38,7 +38,6 @@ __all__ = [
     "PURGED_BODY",
     "Claimed",
     "claim_messages",
-    "claimants",
     "due_message_ids",
     "insert_outbox",
     "new_message_id",
@@ -48,7 +47,7 @@ __all__ = [
     "queue_mail",
     "record_failure",
     "record_sent",
-    "release_claims_of",
+    "release_gone_senders",
     "release_messages",
 ]
 
@@ -242,17 +241,17 @@ def claim_messages(
         return list(queries.claim_outbox(session, message_ids, at, until, owner=owner))
 
 
-def claimants(sessions: sessionmaker[Session], at: datetime) -> list[str]:
-    """The senders (tokens) holding claims on queued mail at ``at``."""
-    with sessions() as session:
-        read_only(session)
-        return list(queries.outbox_claimants(session, at))
+def release_gone_senders(sessions: sessionmaker[Session], owner: str, at: datetime) -> int:
+    """Give back at once the queued mail held at ``at`` by senders that are gone (see
+    :mod:`judge.services.presence`), other than ``owner``; return how many."""
 
+    def release(session: Session, gone: set[str]) -> int:
+        return sum(queries.release_claims_of(session, token) for token in sorted(gone))
 
-def release_claims_of(sessions: sessionmaker[Session], owner: str) -> int:
-    """Give back every message the sender ``owner`` holds; return how many."""
-    with sessions() as session, session.begin():
-        return queries.release_claims_of(session, owner)
+    return presence.free_claims_of_gone(
+        sessions, owner, lambda session: queries.outbox_claimants(session, at), release,
+        "queued mail(s)",
+    )  # fmt: skip
 
 
 def release_messages(sessions: sessionmaker[Session], claimed: Sequence[Claimed]) -> None:

@@ -24,6 +24,7 @@ phase; the outbox's claims carry the same token.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import socket
@@ -31,10 +32,10 @@ import threading
 from collections.abc import Callable, Iterable, Mapping
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import delete, select, update
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge.db.models import JudgeProcess
+from judge.db import queries
+from judge.db.session import read_only
 
 log = logging.getLogger(__name__)
 
@@ -66,7 +67,14 @@ def _process_stat(pid: int) -> tuple[str, str]:
 
 def process_token(pid: int | None = None) -> str:
     """The name a process's claims carry: host, process id and start time."""
-    pid = os.getpid() if pid is None else pid
+    if pid is None or pid == os.getpid():
+        return _own_token(os.getpid())
+    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+
+
+@functools.lru_cache(maxsize=4)
+def _own_token(pid: int) -> str:
+    """This process's token, read once (by its id: a forked child has its own)."""
     return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
 
 
@@ -115,15 +123,31 @@ def gone(session: Session, tokens: Iterable[str], at: datetime | None = None) ->
     others = [token for token in wanted if not on_this_host(token)]
     if others:
         fresh = (at or _wall_clock()) - timedelta(seconds=GONE_SECONDS)
-        alive = set(
-            session.scalars(
-                select(JudgeProcess.token).where(
-                    JudgeProcess.token.in_(others), JudgeProcess.seen_at >= fresh
-                )
-            )
-        )
+        alive = queries.fresh_judges(session, others, fresh)
         found.update(token for token in others if token not in alive)
     return found
+
+
+def free_claims_of_gone(
+    sessions: sessionmaker[Session],
+    me: str,
+    holders: Callable[[Session], Iterable[str]],
+    release: Callable[[Session, set[str]], int],
+    what: str,
+) -> int:
+    """Give back what gone processes held: ``holders(session)`` names the processes
+    holding claims of one kind, ``release(session, gone)`` frees those of the gone ones
+    and says how many (logged as ``what``).  One read when nobody else holds anything."""
+    with sessions() as session:
+        held = [token for token in holders(read_only(session)) if token != me]
+        dead = gone(session, held) if held else set()
+    if not dead:
+        return 0
+    with sessions() as session, session.begin():
+        count = release(session, dead)
+    if count:
+        log.warning("%d %s held by %s, now gone, taken over", count, what, ", ".join(sorted(dead)))
+    return count
 
 
 def beat(session: Session, roles: Mapping[str, str], at: datetime | None = None) -> None:
@@ -132,47 +156,24 @@ def beat(session: Session, roles: Mapping[str, str], at: datetime | None = None)
     :data:`FORGET_SECONDS` (their claims are free already)."""
     at = at or _wall_clock()
     if roles:
-        session.execute(
-            update(JudgeProcess)
-            .where(JudgeProcess.token.in_(sorted(roles)))
-            .values(seen_at=at)
-            .execution_options(synchronize_session=False)
-        )
-        known = set(
-            session.scalars(select(JudgeProcess.token).where(JudgeProcess.token.in_(sorted(roles))))
-        )
-        for token in sorted(set(roles) - known):
+        described = {}
+        for token, role in roles.items():
             parts = _parts(token)
             host, pid = parts if parts is not None else ("", 0)
-            session.add(
-                JudgeProcess(
-                    token=token, host=host, pid=pid, role=roles[token], started_at=at, seen_at=at
-                )
-            )
-    here = socket.gethostname()
+            described[token] = (role, host, pid)
+        queries.beat_judges(session, described, at)
     dead = [
         token
-        for token in session.scalars(select(JudgeProcess.token).where(JudgeProcess.host == here))
+        for token in queries.judges_on_host(session, socket.gethostname())
         if token not in roles and gone_here(token)
     ]
-    old = at - timedelta(seconds=FORGET_SECONDS)
-    session.execute(
-        delete(JudgeProcess)
-        .where((JudgeProcess.seen_at < old) | JudgeProcess.token.in_(dead))
-        .execution_options(synchronize_session=False)
-    )
+    queries.remove_judges(session, dead, silent_since=at - timedelta(seconds=FORGET_SECONDS))
 
 
 def leave(session: Session, tokens: Iterable[str]) -> None:
     """Remove the rows of the processes ``tokens`` (stopped cleanly: their claims are free
     at once)."""
-    wanted = sorted(set(tokens))
-    if wanted:
-        session.execute(
-            delete(JudgeProcess)
-            .where(JudgeProcess.token.in_(wanted))
-            .execution_options(synchronize_session=False)
-        )
+    queries.remove_judges(session, tokens)
 
 
 class Presence:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from sqlalchemy import select
 from sqlalchemy.orm import Session
 
+from judge.db import queries
 from judge.db.models import Game, GameStatus
 from judge.services.game_settings import phase_deadline
 from judge.services.games import early_moment
@@ -56,22 +56,12 @@ def next_wake(session: Session, game: Game, now: datetime) -> datetime | None:
     return None
 
 
-def lock_game(session: Session, game_id: int) -> Game | None:
-    """The game, its row locked until the transaction ends (PostgreSQL; SQLite's
-    transactions take turns anyway), so that a mark another process makes meanwhile
-    lands after the moment worked out here instead of being overwritten by it."""
-    return session.scalars(
-        select(Game)
-        .where(Game.id == game_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
-
-
 def settle(session: Session, game_id: int, now: datetime) -> datetime | None:
     """Work out and store the game's next moment after looking at it at ``now``; the
     moment (None: nothing by time)."""
-    game = lock_game(session, game_id)
+    # Locked, so that a mark another process makes meanwhile lands after the moment
+    # worked out here instead of being overwritten by it.
+    game = queries.locked_game(session, game_id)
     if game is None:
         return None
     game.wake_at = next_wake(session, game, now)
