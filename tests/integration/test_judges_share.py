@@ -99,3 +99,44 @@ def test_two_judges_share_a_deadline_burst_and_process_each_phase_once(
     assert by_game == Counter({(f"g{n:02}", "S1901M"): 1 for n in range(GAMES)})
     by_judge = Counter(token for token, _name, _phase in seen)
     assert set(by_judge) == {a.token, b.token}
+
+
+def test_judges_read_the_game_files_one_at_a_time(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """Two judges loading one new game file together would both make its game: the
+    second waits for the first (a PostgreSQL advisory lock), then finds it made."""
+    from sqlalchemy import text
+
+    from judge.db.session import make_engine
+    from judge.runtime.serve import GAME_FILES_LOCK
+
+    app = make_app(tmp_path / "a", postgres_database_url)
+    games = tmp_path / "games"
+    games.mkdir()
+    (games / "new01.toml").write_text(GAME_FILE.replace('name = "test01"', 'name = "new01"'))
+    server = Server(app, clock=lambda: START, use_scheduler=False)
+    done = threading.Event()
+
+    def look() -> None:
+        server._game_files(START, games)
+        done.set()
+
+    engine = make_engine(postgres_database_url)
+    try:
+        with engine.connect() as other_judge:
+            other_judge.execute(text("SELECT pg_advisory_lock(:key)"), {"key": GAME_FILES_LOCK})
+            other_judge.commit()
+            thread = threading.Thread(target=look, daemon=True)
+            thread.start()
+            assert not done.wait(1.0)
+            with app.sessions() as session:
+                assert list(session.scalars(select(Game.name))) == []
+            other_judge.execute(text("SELECT pg_advisory_unlock(:key)"), {"key": GAME_FILES_LOCK})
+            other_judge.commit()
+            thread.join(30)
+    finally:
+        engine.dispose()
+    assert done.is_set()
+    with app.sessions() as session:
+        assert list(session.scalars(select(Game.name))) == ["new01"]
