@@ -166,7 +166,8 @@ def test_the_scheduler_wakes_the_loop_at_the_deadline(tmp_path: Path) -> None:
     """With the real clock and a tick far longer than the wait, the phase is processed at
     its deadline: the loop sleeps until the next moment, and the scheduler's one job
     (``deadline:next``) is there too."""
-    app, _table = started_game(tmp_path)
+    # Started now: a game started on a fixed date has its first deadline in the past.
+    app, _table = started_game(tmp_path, start=datetime.now(UTC))
     app.judge.settings = dataclasses.replace(
         app.judge.settings, inbound=InboundSmtpSettings("127.0.0.1", free_port())
     )
@@ -180,6 +181,7 @@ def test_the_scheduler_wakes_the_loop_at_the_deadline(tmp_path: Path) -> None:
             assert game is not None
             set_deadline(session, game, due)
         server.deadline_ready.set()  # as the inbox does after a batch
+        assert game_row(app).phase == "S1901M"  # not processed before its deadline
         limit = time.monotonic() + 10
         while game_row(app).phase == "S1901M" and time.monotonic() < limit:
             time.sleep(0.02)

@@ -141,8 +141,12 @@ def make_app(tmp_path: Path, url: str) -> App:
     return app
 
 
-def started_game(tmp_path: Path, url: str | None = None) -> tuple[App, Table]:
-    """A judge with the game ``test01`` of :data:`GAME_FILE` started at 2026-11-23 12:00."""
+def started_game(
+    tmp_path: Path, url: str | None = None, start: datetime | None = None
+) -> tuple[App, Table]:
+    """A judge with the game ``test01`` of :data:`GAME_FILE` started at ``start`` (by
+    default 2026-11-23 12:00: tests that run the judge on the real clock pass the real
+    time, or the first deadline is long past when they run)."""
     from judge.services.game_files import load_game
     from judge.services.games import start_game
 
@@ -150,8 +154,9 @@ def started_game(tmp_path: Path, url: str | None = None) -> tuple[App, Table]:
     path = tmp_path / "test01.toml"
     path.write_text(GAME_FILE)
     with app.sessions() as session, session.begin():
-        load_game(session, app.judge, path, at("2026-11-23 12:00"))
-        start_game(session, app.judge, "test01", at("2026-11-23 12:00"))
+        when = start if start is not None else at("2026-11-23 12:00")
+        load_game(session, app.judge, path, when)
+        start_game(session, app.judge, "test01", when)
     table = Table(app)
     table.new_mail()
     return app, table
