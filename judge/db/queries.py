@@ -58,9 +58,13 @@ _IN_CHUNK = 500
 # -- games ------------------------------------------------------------------------------
 
 
-def game_by_name(session: Session, name: str) -> Game | None:
-    """The game called ``name`` (case-insensitive), if any."""
-    return session.scalar(select(Game).where(Game.name == name.strip().lower()))
+def game_by_name(session: Session, name: str, *, lock: bool = False) -> Game | None:
+    """The game called ``name`` (case-insensitive), if any; with ``lock``, its row locked
+    until the transaction ends (PostgreSQL) and read afresh, as :func:`locked_game`."""
+    query = select(Game).where(Game.name == name.strip().lower())
+    if lock:
+        query = query.with_for_update().execution_options(populate_existing=True)
+    return session.scalar(query)
 
 
 def game_names(session: Session) -> list[str]:

@@ -474,6 +474,14 @@ class Server:
         # database takes the next pages meanwhile, never the same game.
         after: tuple[datetime, int] | None = None
         self._looked = 0
+        with self.app.sessions() as session:
+            first = queries.next_wake_at(read_only(session))
+        if first is None or first > now:
+            # Nothing due: a read, not a claim (a claim writes: on SQLite it would take
+            # the database's write lock at every pass).
+            self._next_wake = first
+            self._schedule(now)
+            return
         while not self.stopping.is_set():
             with self.app.sessions() as session, session.begin():
                 page = queries.claim_games(session, self.token, now, after, CLAIM_PAGE)

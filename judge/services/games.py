@@ -184,7 +184,9 @@ def process_game(
     game's votes ended it or hold it for its master instead
     (:func:`judge.services.endgame.at_deadline`).
     """
-    game = get_game(session, name)
+    # The game's row locked and read afresh: a second judge processing the phase at the
+    # same moment (one wrongly taken for dead) waits here, then finds the phase done.
+    game = queries.game_by_name(session, name, lock=True) or get_game(session, name)
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         return None
     if phase is not None and game.phase != Phase.parse(phase).code:

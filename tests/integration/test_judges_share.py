@@ -21,7 +21,7 @@ from judge.db.models import Game, JudgeProcess, PhaseRecord
 from judge.runtime.bootstrap import App
 from judge.runtime.serve import Server
 from judge.services.game_files import load_game
-from judge.services.games import start_game
+from judge.services.games import process_game, start_game
 
 GAMES = 24
 START = at("2026-11-23 12:00")
@@ -140,3 +140,40 @@ def test_judges_read_the_game_files_one_at_a_time(
     assert done.is_set()
     with app.sessions() as session:
         assert list(session.scalars(select(Game.name))) == ["new01"]
+
+
+def test_a_phase_processed_by_two_judges_at_once_is_processed_once(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """Two judges processing one game's phase together (one wrongly taken for dead, its
+    game claim freed): the second waits on the game's row and finds the phase done,
+    instead of adjudicating it again and failing on the next phase's row."""
+    app = make_app(tmp_path, postgres_database_url)
+    path = tmp_path / "test01.toml"
+    path.write_text(GAME_FILE)
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, START)
+        start_game(session, app.judge, "test01", START)
+    first = app.sessions()
+    first.begin()
+    assert process_game(first, app.judge, "test01", LATER, phase="S1901M") is not None
+    outcome: list[object] = []
+
+    def second() -> None:
+        try:
+            with app.sessions() as session, session.begin():
+                outcome.append(process_game(session, app.judge, "test01", LATER, phase="S1901M"))
+        except Exception as error:  # the failure is what the test looks at
+            outcome.append(error)
+
+    thread = threading.Thread(target=second)
+    thread.start()
+    thread.join(1.0)
+    assert thread.is_alive()  # waiting for the first judge's transaction
+    first.commit()
+    first.close()
+    thread.join(10)
+    assert outcome == [None]
+    with app.sessions() as session:
+        phases = session.scalars(select(PhaseRecord.phase).order_by(PhaseRecord.seq)).all()
+    assert phases == ["S1901M", "F1901M"]

@@ -67,6 +67,15 @@ def test_an_idle_pass_costs_the_same_statements_with_3_and_30_games(tmp_path: Pa
     assert len(few) <= 6  # the woken games, the next moment, and their transactions
 
 
+def test_an_idle_pass_only_reads(tmp_path: Path) -> None:
+    """Nothing due: the pass asks for the next moment and writes nothing (on SQLite a
+    write would take the database's lock every second; with several judges, a row lock)."""
+    statements = idle_pass_statements(tmp_path, 3)
+    assert [s.split()[0] for s in statements if s.split()[0] not in ("BEGIN", "COMMIT")] == [
+        "SELECT"
+    ]
+
+
 def test_every_change_that_may_move_a_deadline_marks_the_game(tmp_path: Path) -> None:
     app, table = started_game(tmp_path)
     server = Server(app, clock=lambda: at("2026-11-23 13:00"), use_scheduler=False)
