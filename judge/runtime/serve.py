@@ -35,6 +35,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
+from sqlalchemy.orm import Session
+
 from judge.config import JudgeSettings
 from judge.db import queries
 from judge.db.models import Game, GameStatus
@@ -46,7 +48,7 @@ from judge.runtime.sender import CLAIM_BATCH, SentJournal, deliver_due
 from judge.services import presence
 from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
-from judge.services.games import find_game, phase_due, process_game
+from judge.services.games import phase_due, process_game
 from judge.services.inbound import CLAIM_LIMIT, process_pending
 from judge.services.intake import receive_many
 from judge.services.notices import send_late_notices, send_reminders
@@ -539,50 +541,48 @@ class Server:
 
     def _look(self, game_id: int, name: str, now: datetime) -> None:
         """Look at one game whose moment came: its notices, its phase if due, and its
-        next moment."""
+        next moment, in one transaction (a burst's cost is mostly round trips and
+        commits: one look, one commit), the game's row locked throughout."""
+        said: str | None = None
+        sent = False
         with self.app.sessions() as session, session.begin():
-            game = session.get(Game, game_id)
+            game = queries.locked_game(session, game_id)
             if game is not None:
-                sent = send_reminders(session, self.app.judge, now, [game])
-                sent += send_late_notices(session, self.app.judge, now, [game])
-                if sent:
-                    self.outbox_ready.set()
-        with self.app.sessions() as session:
-            game = read_only(session).get(Game, game_id)
-            due = (
-                game.phase
-                if game is not None
-                and game.status == GameStatus.ACTIVE
-                and game.phase is not None
-                and phase_due(session, game, now)
-                else None
-            )
-        if due is not None:
-            self._process(name, due, now)
-        with self.app.sessions() as session, session.begin():
+                sent = bool(
+                    send_reminders(session, self.app.judge, now, [game])
+                    + send_late_notices(session, self.app.judge, now, [game])
+                )
+                if (
+                    game.status == GameStatus.ACTIVE
+                    and game.phase is not None
+                    and phase_due(session, game, now)
+                ):
+                    said = self._process(session, game, now)
+                    sent = True
             settle(session, game_id, now)
             queries.release_games(session, self.token, [game_id])
+        if said is not None:
+            log.info("%s", said)
+        if sent:
+            self.outbox_ready.set()
 
-    def _process(self, name: str, phase: str, now: datetime) -> None:
-        """Process a game's phase that is due (one transaction), and say so."""
-        with self.app.sessions() as session, session.begin():
-            game = find_game(session, name)
-            deadline = game.deadline if game is not None else None
-            outcome = process_game(session, self.app.judge, name, now, phase=phase)
-            after = _after_phase(game)
-            why = not_processed_why(session, game) if outcome is None and game else None
+    def _process(self, session: Session, game: Game, now: datetime) -> str | None:
+        """Process the game's phase that is due, in the look's transaction; what the log
+        says of it (None: nothing to say)."""
+        name, phase, deadline = game.name, game.phase, game.deadline
+        assert phase is not None  # an active game's (the caller's test)
+        outcome = process_game(session, self.app.judge, name, now, phase=phase)
         if outcome is not None:
             when = (
                 "at the deadline"
                 if deadline is None or now >= deadline
                 else "early (every order in)"
             )
-            log.info("%s %s processed %s; %s", name, phase, when, after)
-        elif why is not None:
-            # Not adjudicated: the players' votes may have ended the game (its final mail
-            # is queued), or it waits for its master (house rule 8.4).
-            log.info("%s %s not processed: %s", name, phase, why)
-        self.outbox_ready.set()
+            return f"{name} {phase} processed {when}; {_after_phase(game)}"
+        why = not_processed_why(session, game)
+        # Not adjudicated: the players' votes may have ended the game (its final mail is
+        # queued), or it waits for its master (house rule 8.4).
+        return f"{name} {phase} not processed: {why}" if why is not None else None
 
     def _schedule(self, now: datetime) -> None:
         """Keep the scheduler's one job at the next moment (only when it moved)."""

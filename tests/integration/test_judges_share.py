@@ -13,6 +13,7 @@ from datetime import datetime
 from pathlib import Path
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 from support.netutil import free_port
 from support.servicekit import GAME_FILE, at, make_app
 
@@ -36,11 +37,11 @@ class CountingServer(Server):
     processed: list[tuple[str, str, str]]
     lock = threading.Lock()
 
-    def _process(self, name: str, phase: str, now: datetime) -> None:
+    def _process(self, session: Session, game: Game, now: datetime) -> str | None:
         with self.lock:
-            self.processed.append((self.token, name, phase))
+            self.processed.append((self.token, game.name, game.phase or ""))
         time.sleep(0.02)
-        super()._process(name, phase, now)
+        return super()._process(session, game, now)
 
 
 def judge(app: App, token: str, seen: list[tuple[str, str, str]]) -> CountingServer:
