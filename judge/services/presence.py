@@ -12,8 +12,11 @@ which ones do:
   ``judge serve``'s main process, which beats for its worker processes too, and of the
   one-shot commands that take work);
 * a process on this host is gone as soon as its process id is dead (Linux's /proc);
-* a process on another host is gone once its row is older than :data:`GONE_SECONDS`
-  (the hosts' clocks kept in step, by NTP), or missing.
+* a process on another host is gone once its row is older than :data:`GONE_SECONDS`,
+  or missing.  The rows are written and aged by one clock, the database server's
+  (PostgreSQL's ``statement_timestamp()``): the hosts' own clocks may disagree, and one
+  running late would otherwise be taken for gone while it works, one running ahead kept
+  alive after it died.
 
 A judge that stops cleanly removes its rows, so that its claims are free at once.  The
 work itself is safe against a judge wrongly thought gone (its heartbeat held up): a
@@ -30,7 +33,7 @@ import os
 import socket
 import threading
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -49,7 +52,9 @@ FORGET_SECONDS = 3600.0
 
 
 def _wall_clock() -> datetime:
-    """The real time: heartbeats are compared across hosts, never with a test's clock."""
+    """This machine's real time, never a test's clock: the heartbeats' clock on SQLite
+    (one machine); on PostgreSQL the database server's clock is used instead
+    (:func:`judge.db.queries.heartbeat_clock`)."""
     return datetime.now(UTC)
 
 
@@ -112,18 +117,19 @@ def gone_here(token: str) -> bool:
     return bool(started) and now_started not in ("", started)
 
 
-def gone(session: Session, tokens: Iterable[str], at: datetime | None = None) -> set[str]:
+def gone(session: Session, tokens: Iterable[str]) -> set[str]:
     """Which of the processes ``tokens`` are gone: dead on this host (:func:`gone_here`),
-    or of another host and without a heartbeat for :data:`GONE_SECONDS` (a malformed
-    token is never gone: its claims wait for whatever else releases them)."""
+    or of another host and without a heartbeat for :data:`GONE_SECONDS` by the
+    heartbeats' clock (:func:`judge.db.queries.heartbeat_clock`: the database server's
+    on PostgreSQL); a malformed token is never gone: its claims wait for whatever else
+    releases them."""
     wanted = {token for token in tokens if _parts(token) is not None}
     if not wanted:
         return set()
     found = {token for token in wanted if gone_here(token)}
     others = [token for token in wanted if not on_this_host(token)]
     if others:
-        fresh = (at or _wall_clock()) - timedelta(seconds=GONE_SECONDS)
-        alive = queries.fresh_judges(session, others, fresh)
+        alive = queries.fresh_judges(session, others, GONE_SECONDS, _wall_clock)
         found.update(token for token in others if token not in alive)
     return found
 
@@ -150,24 +156,24 @@ def free_claims_of_gone(
     return count
 
 
-def beat(session: Session, roles: Mapping[str, str], at: datetime | None = None) -> None:
+def beat(session: Session, roles: Mapping[str, str]) -> None:
     """Write the heartbeat of the processes ``roles`` (token -> role), registering those
     not registered yet; and forget this host's dead processes and any process silent for
-    :data:`FORGET_SECONDS` (their claims are free already)."""
-    at = at or _wall_clock()
+    :data:`FORGET_SECONDS` (their claims are free already).  The time written and the
+    silence are the heartbeats' clock's (:func:`judge.db.queries.heartbeat_clock`)."""
     if roles:
         described = {}
         for token, role in roles.items():
             parts = _parts(token)
             host, pid = parts if parts is not None else ("", 0)
             described[token] = (role, host, pid)
-        queries.beat_judges(session, described, at)
+        queries.beat_judges(session, described, _wall_clock)
     dead = [
         token
         for token in queries.judges_on_host(session, socket.gethostname())
         if token not in roles and gone_here(token)
     ]
-    queries.remove_judges(session, dead, silent_since=at - timedelta(seconds=FORGET_SECONDS))
+    queries.remove_judges(session, dead, silent_for=FORGET_SECONDS, local=_wall_clock)
 
 
 def leave(session: Session, tokens: Iterable[str]) -> None:
