@@ -1238,6 +1238,22 @@ def signon_seats(
 # -- the judge processes at work on the database (judge.services.presence) --------------
 
 
+def limit_waits(session: Session, seconds: float) -> None:
+    """Let each statement of the transaction in ``session`` run, and wait for a lock, at
+    most ``seconds`` (PostgreSQL's ``SET LOCAL statement_timeout, lock_timeout``: for
+    the heartbeat, which must fail rather than hang).  SQLite has no such setting; its
+    judges share one machine and tell a live process by its id, not its heartbeat."""
+    if session.get_bind().dialect.name == "postgresql":
+        milliseconds = str(max(1, round(seconds * 1000)))
+        # set_config(..., true) is SET LOCAL with parameters: it ends with the transaction.
+        session.execute(
+            select(
+                func.set_config("statement_timeout", milliseconds, True),
+                func.set_config("lock_timeout", milliseconds, True),
+            )
+        )
+
+
 def heartbeat_clock(
     session: Session, local: Callable[[], datetime], ago: float = 0.0
 ) -> ColumnElement[datetime]:

@@ -32,8 +32,11 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -49,6 +52,14 @@ HEARTBEAT_SECONDS = 2.0
 GONE_SECONDS = 10.0
 #: Rows of processes gone this long are deleted by the others' heartbeats.
 FORGET_SECONDS = 3600.0
+#: The longest a heartbeat's statements may run or wait for a lock (PostgreSQL): a beat
+#: held up longer fails, and is tried again at the next, instead of hanging while the
+#: other judges count the silence and take this judge's claims.
+BEAT_TIMEOUT_SECONDS = 3.0
+#: How old the last successful heartbeat of a process may be while it still claims new
+#: work (:meth:`Presence.alive_enough`): short of :data:`GONE_SECONDS`, so that a judge
+#: whose heartbeat is stuck stops taking work before the others may take its claims.
+CLAIM_SECONDS = 8.0
 
 
 def _wall_clock() -> datetime:
@@ -56,6 +67,18 @@ def _wall_clock() -> datetime:
     (one machine); on PostgreSQL the database server's clock is used instead
     (:func:`judge.db.queries.heartbeat_clock`)."""
     return datetime.now(UTC)
+
+
+def _monotonic() -> float:
+    """The monotonic clock, system-wide (a worker process reads the heartbeat's time
+    its parent wrote); a seam for tests."""
+    return time.monotonic()
+
+
+def recent(beaten_at: float) -> bool:
+    """Whether a heartbeat begun at ``beaten_at`` (:func:`_monotonic`; 0: none yet) is
+    recent enough for its process to claim new work (:data:`CLAIM_SECONDS`)."""
+    return beaten_at > 0 and _monotonic() - beaten_at < CLAIM_SECONDS
 
 
 def _process_stat(pid: int) -> tuple[str, str]:
@@ -182,20 +205,37 @@ def leave(session: Session, tokens: Iterable[str]) -> None:
     queries.remove_judges(session, tokens)
 
 
+@dataclass
+class BeatTime:
+    """When the last successful heartbeat began (:func:`_monotonic`; 0: none yet): the
+    ``value`` of a shared double (``multiprocessing.Value("d")``) does as well, for
+    worker processes that read it."""
+
+    value: float = 0.0
+
+
 class Presence:
     """The heartbeat thread of a judge process: every :data:`HEARTBEAT_SECONDS` it beats
     for the processes ``roles()`` names (token -> role: itself and its live workers), and
-    at :meth:`stop` removes them.  A failed beat is logged and tried again at the next."""
+    at :meth:`stop` removes them.  A failed beat is logged and tried again at the next;
+    on PostgreSQL a beat gives up after :data:`BEAT_TIMEOUT_SECONDS`.
+
+    ``beaten`` holds when the last successful beat began (:class:`BeatTime`, or a shared
+    double that worker processes read, :func:`recent`): a judge stops claiming new work
+    once it is :data:`CLAIM_SECONDS` old (:meth:`alive_enough`), before the other judges
+    take it for gone."""
 
     def __init__(
         self,
         sessions: sessionmaker[Session],
         roles: Callable[[], Mapping[str, str]],
         interval: float = HEARTBEAT_SECONDS,
+        beaten: Any = None,
     ) -> None:
         self.sessions = sessions
         self.roles = roles
         self.interval = interval
+        self.beaten: Any = beaten if beaten is not None else BeatTime()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._left: set[str] = set()
@@ -213,10 +253,21 @@ class Presence:
         removed: a worker that died)."""
         with self._lock:  # the thread and a new worker's start may beat together
             roles = dict(self.roles())
+            # Taken before the transaction: the row's time is later, so the others never
+            # see this beat as older than this process does.
+            began = _monotonic()
             with self.sessions() as session, session.begin():
+                queries.limit_waits(session, BEAT_TIMEOUT_SECONDS)
                 beat(session, roles)
                 leave(session, self._left - set(roles))
             self._left = set(roles)
+            self.beaten.value = began
+
+    def alive_enough(self) -> bool:
+        """Whether the last successful beat is recent enough to claim new work by
+        (:data:`CLAIM_SECONDS`): a judge whose beats fail will soon be taken for gone by
+        the others, who then take what it holds."""
+        return recent(float(self.beaten.value))
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):

@@ -5,18 +5,22 @@ while their judge runs.  On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import socket
+import threading
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
-from support.servicekit import at, started_game
+from sqlalchemy.exc import OperationalError
+from support.servicekit import at, game_row, started_game
 
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
+from judge.db.session import make_engine
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
+from judge.runtime.serve import Server
 from judge.services import presence
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
@@ -320,3 +324,83 @@ def test_heartbeats_go_by_the_database_servers_clock_not_the_hosts(
     host_clock(timedelta(0))
     with app.sessions() as session:
         assert presence.gone(session, [ELSEWHERE_B]) == {ELSEWHERE_B}
+
+
+def test_a_heartbeat_held_up_by_a_lock_fails_in_time_and_the_judge_stops_claiming(
+    tmp_path: Path, postgres_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A beat waiting on a lock gives up after BEAT_TIMEOUT_SECONDS (and is tried again
+    at the next), instead of hanging while the other judges count the silence; a judge
+    whose last good beat is older than CLAIM_SECONDS claims no new work."""
+    monkeypatch.setattr(presence, "BEAT_TIMEOUT_SECONDS", 0.5)
+    app, _table = started_game(tmp_path, postgres_database_url)
+    me = presence.process_token()
+    beating = presence.Presence(app.sessions, lambda: {me: "serve"})
+    assert not beating.alive_enough()  # never beaten
+    beating.beat()
+    assert beating.alive_enough()
+    last = beating.beaten.value
+    outcome: list[BaseException | None] = []
+
+    def beat_once() -> None:
+        try:
+            beating.beat()
+            outcome.append(None)
+        except Exception as err:
+            outcome.append(err)
+
+    with app.sessions() as blocker, blocker.begin():
+        blocker.execute(select(JudgeProcess).where(JudgeProcess.token == me).with_for_update())
+        thread = threading.Thread(target=beat_once, daemon=True)
+        thread.start()
+        thread.join(5)
+        held_up = thread.is_alive()
+    thread.join(10)  # the lock is gone: a beat without the timeout ends now
+    assert not held_up, "the heartbeat waited on the lock without a timeout"
+    assert len(outcome) == 1 and isinstance(outcome[0], OperationalError)
+    assert beating.beaten.value == last  # a failed beat is not a beat
+    later = time.monotonic() + presence.CLAIM_SECONDS
+    monkeypatch.setattr(presence, "_monotonic", lambda: later)
+    assert not beating.alive_enough()
+
+
+def test_the_postgresql_engine_gives_up_on_dead_connections(postgres_database_url: str) -> None:
+    """A connection that cannot be made, or whose server went silent, fails in seconds
+    (libpq's connect_timeout and TCP keepalives) rather than holding up a heartbeat."""
+    engine = make_engine(postgres_database_url)
+    try:
+        with engine.connect() as connection:
+            dbapi = connection.connection.dbapi_connection
+            assert dbapi is not None
+            parameters = dbapi.info.get_parameters()
+    finally:
+        engine.dispose()
+    assert parameters["connect_timeout"] == "10"
+    assert parameters["keepalives"] == "1"
+    assert int(parameters["keepalives_idle"]) <= presence.GONE_SECONDS
+
+
+def test_a_judge_whose_heartbeat_is_late_claims_no_stored_message(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    ids = store(app, [order_mail("alice@example.org", 1)])
+    assert process_pending(app.sessions, app.judge, lambda: NOW, may_claim=lambda: False) == 0
+    with app.sessions() as session:
+        row = session.get(InboundMessage, ids[0])
+        assert row is not None
+        assert (row.state, row.claimed_by) == (InboundState.NEW, None)
+    assert process_pending(app.sessions, app.judge, lambda: NOW, may_claim=lambda: True) == 1
+
+
+def test_a_judge_whose_heartbeat_is_late_claims_no_game(tmp_path: Path, db_url: str) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    later = at("2026-11-26 12:00")  # past the first deadline
+    server = Server(app, clock=lambda: later, use_scheduler=False)
+    server.presence = presence.Presence(app.sessions, lambda: {server.token: "serve"})
+    server._deadlines()  # never beaten: no claim
+    row = game_row(app)
+    assert (row.phase, row.claimed_by) == ("S1901M", None)
+    server.presence.beat()
+    server._deadlines()
+    assert game_row(app).phase != "S1901M"
