@@ -565,9 +565,9 @@ def serialize(session: Session, key: int) -> None:
 
 
 def claim_inbound(session: Session, claimant: str, limit: int) -> list[tuple[int, int]]:
-    """Claim for ``claimant`` (a judge process) stored messages still to process, oldest
-    first, at most ``limit`` (with those it holds already), and return every one it holds:
-    (id, attempts so far), in id order.
+    """Claim for ``claimant`` (a judge process) at most ``limit`` more stored messages
+    still to process, oldest first, and return every one it holds, those it held already
+    included (so possibly more than ``limit``): (id, attempts so far), in id order.
 
     A message is left to another judge while that judge holds an earlier message of the
     same sender (it holds them in order), so that a sender's messages are done in the

@@ -82,9 +82,9 @@ def process_pending(
     claim_limit: int | None = None,
     may_claim: Callable[[], bool] | None = None,
 ) -> int:
-    """Process the stored messages not yet done that this process can claim (at most
-    ``claim_limit``, default :data:`CLAIM_LIMIT`: the rest is for the next call, or for
-    another judge on the database); return how many were handled.
+    """Process the stored messages not yet done that this process holds, after claiming
+    at most ``claim_limit`` more (default :data:`CLAIM_LIMIT`: the rest is for the next
+    call, or for another judge on the database); return how many were handled.
 
     ``claimant`` names this process in its claims (:mod:`judge.services.presence`;
     default: its own token).  Several judges sharing the database each take messages
