@@ -807,7 +807,8 @@ class JudgeProcess(Base):
     #: "serve", "inbox", "outbox" or the one-shot command's name.
     role: Mapped[str] = mapped_column(String)
     started_at: Mapped[datetime]
-    #: The last heartbeat, by the beating host's clock (clocks kept in step by NTP).
+    #: The last heartbeat, by the database server's clock on PostgreSQL (the hosts'
+    #: clocks may disagree), by the one machine's on SQLite.
     seen_at: Mapped[datetime] = mapped_column(index=True)
 
     def __repr__(self) -> str:

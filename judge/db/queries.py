@@ -9,11 +9,25 @@ each one's id, so through the ORM they went one row at a time.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Sequence
+from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import Table, and_, bindparam, delete, func, insert, or_, select, text, update
+from sqlalchemy import (
+    DateTime,
+    Interval,
+    Table,
+    and_,
+    bindparam,
+    delete,
+    func,
+    insert,
+    literal,
+    or_,
+    select,
+    text,
+    update,
+)
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
@@ -45,7 +59,9 @@ from judge.db.models import (
     SignonGuard,
     VoteKind,
     VoteRecord,
+    utcnow,
 )
+from judge.db.types import UTCDateTime
 
 _ORDERS = cast("Table", OrderRecord.__table__)
 _INBOUND = cast("Table", InboundMessage.__table__)
@@ -553,9 +569,9 @@ def serialize(session: Session, key: int) -> None:
 
 
 def claim_inbound(session: Session, claimant: str, limit: int) -> list[tuple[int, int]]:
-    """Claim for ``claimant`` (a judge process) stored messages still to process, oldest
-    first, at most ``limit`` (with those it holds already), and return every one it holds:
-    (id, attempts so far), in id order.
+    """Claim for ``claimant`` (a judge process) at most ``limit`` more stored messages
+    still to process, oldest first, and return every one it holds, those it held already
+    included (so possibly more than ``limit``): (id, attempts so far), in id order.
 
     A message is left to another judge while that judge holds an earlier message of the
     same sender (it holds them in order), so that a sender's messages are done in the
@@ -1226,8 +1242,45 @@ def signon_seats(
 # -- the judge processes at work on the database (judge.services.presence) --------------
 
 
-def fresh_judges(session: Session, tokens: Sequence[str], since: datetime) -> set[str]:
-    """Which of the processes ``tokens`` beat at ``since`` or later."""
+def limit_waits(session: Session, seconds: float) -> None:
+    """Let each statement of the transaction in ``session`` run, and wait for a lock, at
+    most ``seconds`` (PostgreSQL's ``SET LOCAL statement_timeout, lock_timeout``: for
+    the heartbeat, which must fail rather than hang).  SQLite has no such setting; its
+    judges share one machine and tell a live process by its id, not its heartbeat."""
+    if session.get_bind().dialect.name == "postgresql":
+        milliseconds = str(max(1, round(seconds * 1000)))
+        # set_config(..., true) is SET LOCAL with parameters: it ends with the transaction.
+        session.execute(
+            select(
+                func.set_config("statement_timeout", milliseconds, True),
+                func.set_config("lock_timeout", milliseconds, True),
+            )
+        )
+
+
+def heartbeat_clock(
+    session: Session, local: Callable[[], datetime], ago: float = 0.0
+) -> ColumnElement[datetime]:
+    """The heartbeats' clock, ``ago`` seconds back: on PostgreSQL the database server's
+    (``statement_timestamp()``), because the judges sharing it may run on machines whose
+    own clocks disagree, and a heartbeat written by one host's clock and read by
+    another's would make a host running late look gone and one running ahead look
+    alive; on SQLite (one machine: its judges share the one clock) ``local()``, so that
+    the stored text keeps the form of every other time the judge stores."""
+    if session.get_bind().dialect.name == "postgresql":
+        # The statement's start, not now()'s transaction start: a beat or a check late in
+        # a transaction is not dated back to its beginning.
+        server: ColumnElement[datetime] = func.statement_timestamp(type_=DateTime(timezone=True))
+        return server - literal(timedelta(seconds=ago), Interval()) if ago else server
+    return literal(local() - timedelta(seconds=ago), UTCDateTime())
+
+
+def fresh_judges(
+    session: Session, tokens: Sequence[str], within: float, local: Callable[[], datetime]
+) -> set[str]:
+    """Which of the processes ``tokens`` beat in the last ``within`` seconds by the
+    heartbeats' clock (:func:`heartbeat_clock`)."""
+    since = heartbeat_clock(session, local, within)
     return set(
         session.scalars(
             select(JudgeProcess.token).where(
@@ -1242,34 +1295,44 @@ def judges_on_host(session: Session, host: str) -> list[str]:
     return list(session.scalars(select(JudgeProcess.token).where(JudgeProcess.host == host)))
 
 
-def beat_judges(session: Session, roles: dict[str, tuple[str, str, int]], at: datetime) -> None:
-    """The heartbeat ``at`` of the processes ``roles`` (token -> role, host, pid), each
-    registered if it is not yet."""
+def beat_judges(
+    session: Session, roles: dict[str, tuple[str, str, int]], local: Callable[[], datetime]
+) -> None:
+    """The heartbeat, now by the heartbeats' clock (:func:`heartbeat_clock`), of the
+    processes ``roles`` (token -> role, host, pid), each registered if it is not yet."""
     tokens = sorted(roles)
+    now = heartbeat_clock(session, local)
     session.execute(
         update(JudgeProcess)
         .where(JudgeProcess.token.in_(tokens))
-        .values(seen_at=at)
+        .values(seen_at=now)
         .execution_options(synchronize_session=False)
     )
     known = set(session.scalars(select(JudgeProcess.token).where(JudgeProcess.token.in_(tokens))))
-    for token in tokens:
-        if token not in known:
-            role, host, pid = roles[token]
-            session.add(
-                JudgeProcess(token=token, host=host, pid=pid, role=role, started_at=at, seen_at=at)
-            )
+    new = [
+        {"token": token, "role": roles[token][0], "host": roles[token][1], "pid": roles[token][2]}
+        for token in tokens
+        if token not in known
+    ]
+    if new:
+        session.execute(insert(JudgeProcess).values(started_at=now, seen_at=now), new)
 
 
 def remove_judges(
-    session: Session, tokens: Iterable[str], silent_since: datetime | None = None
+    session: Session,
+    tokens: Iterable[str],
+    *,
+    silent_for: float | None = None,
+    local: Callable[[], datetime] = utcnow,
 ) -> None:
-    """Remove the processes ``tokens``, and with ``silent_since`` every process that has
-    not beaten since then."""
+    """Remove the processes ``tokens``, and with ``silent_for`` every process that has
+    not beaten for that many seconds by the heartbeats' clock (:func:`heartbeat_clock`,
+    ``local`` on SQLite)."""
     wanted = sorted(set(tokens))
     condition: ColumnElement[bool] = JudgeProcess.token.in_(wanted)
-    if silent_since is not None:
-        condition = or_(condition, JudgeProcess.seen_at < silent_since)
+    if silent_for is not None:
+        since = heartbeat_clock(session, local, silent_for)
+        condition = or_(condition, JudgeProcess.seen_at < since)
     elif not wanted:
         return
     session.execute(

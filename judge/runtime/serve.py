@@ -162,10 +162,12 @@ def _worker_main(
     parent: int,
     ready: Wakeup,
     busy: Any = None,
+    beaten: Any = None,
 ) -> None:
     """The body of a worker process: ``role`` is ``"inbox"`` (process stored mail, then
-    set ``notify``, telling ``busy`` when each message begins) or ``"outbox"`` (send
-    queued mail)."""
+    set ``notify``, telling ``busy`` when each message begins; claiming none while the
+    parent's last good heartbeat, the shared double ``beaten``, is late) or ``"outbox"``
+    (send queued mail)."""
     # The parent decides when to stop (SIGTERM, Ctrl-C reach the whole process group):
     # a signal here could cut an email off between the server's 250 and its record.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -185,9 +187,14 @@ def _worker_main(
     work: Callable[[], bool | None]
     try:
         if role == "inbox":
+            may_claim = None
+            if beaten is not None:
+                # The parent process beats for this one: its claims go with that heartbeat.
+                may_claim = functools.partial(_beat_recent, beaten)
             work = functools.partial(
-                _process_pass, app, utcnow, should_stop, notify, _Heartbeat(busy)
-            )
+                _process_pass, app, utcnow, should_stop, notify, _Heartbeat(busy),
+                may_claim=may_claim,
+            )  # fmt: skip
         else:
             work = functools.partial(_send_pass, app, app.transport, utcnow, should_stop, journal)
         run_loop(
@@ -246,6 +253,12 @@ class _Heartbeat:
             self.busy.value = 0.0
 
 
+def _beat_recent(beaten: Any) -> bool:
+    """Whether the heartbeat whose time the shared double ``beaten`` holds is recent
+    enough to claim work by (:func:`judge.services.presence.recent`)."""
+    return presence.recent(float(beaten.value))
+
+
 def _process_pass(
     app: App,
     clock: Callable[[], datetime],
@@ -253,10 +266,12 @@ def _process_pass(
     notify: Wakeup,
     heartbeat: _Heartbeat | None = None,
     claimant: str | None = None,
+    may_claim: Callable[[], bool] | None = None,
 ) -> bool:
-    """Process the stored mail this process can claim (as ``claimant``, default itself),
-    waking the sender (``notify``) after each batch; whether it took as many as it may
-    at once (then more may wait, for :func:`run_loop` to run again without waiting)."""
+    """Process the stored mail this process can claim (as ``claimant``, default itself;
+    none while ``may_claim()`` says no), waking the sender (``notify``) after each batch;
+    whether it took as many as it may at once (then more may wait, for :func:`run_loop`
+    to run again without waiting)."""
     try:
         done = process_pending(
             app.sessions,
@@ -266,6 +281,7 @@ def _process_pass(
             after_batch=notify.set,
             progress=heartbeat.beat if heartbeat is not None else None,
             claimant=claimant,
+            may_claim=may_claim,
         )
     finally:
         if heartbeat is not None:
@@ -382,6 +398,11 @@ class Server:
         #: This process's name in its claims and in the ``judges`` table.
         self.token = presence.process_token()
         self.presence: presence.Presence | None = None
+        #: When the presence's last good heartbeat began: shared with the worker
+        #: processes, which claim no work once it is late.
+        self._beaten: Any = (
+            self._context.Value("d", 0.0, lock=False) if self.processes else presence.BeatTime()
+        )
         #: How many games the last pass looked at (without failing).
         self._looked = 0
         self.game_file_seconds = GAME_FILE_SECONDS
@@ -419,8 +440,15 @@ class Server:
     def _process_inbox(self) -> bool:
         notify = _Both(self.outbox_ready, self.deadline_ready)
         return _process_pass(
-            self.app, self.clock, self.stopping.is_set, notify, claimant=self.token
-        )
+            self.app, self.clock, self.stopping.is_set, notify, claimant=self.token,
+            may_claim=self._may_claim,
+        )  # fmt: skip
+
+    def _may_claim(self) -> bool:
+        """Whether this judge may claim new work: its heartbeat is not late
+        (:meth:`judge.services.presence.Presence.alive_enough`), or it has none (a test
+        driving a pass by hand)."""
+        return self.presence is None or self.presence.alive_enough()
 
     def _send(self) -> bool:
         return _send_pass(
@@ -469,13 +497,19 @@ class Server:
             self._safety_at = mono
             with self.app.sessions() as session, session.begin():
                 queries.mark_games(session, queries.games_out_of_step(session))
+        self._looked = 0
+        if not self._may_claim():
+            log.warning("this judge's heartbeat is late: claiming no game for now")
+            # The others may soon take this judge for gone: leave the games to them (and
+            # theirs to them), and look again at the next tick.
+            self._next_wake = None
+            return
         self._release_gone_games()
         # Page by page (a burst may wake thousands), each game once a pass: one that fails
         # is tried again at the next tick, one marked again meanwhile at the next pass.
         # Each page is claimed (:func:`judge.db.queries.claim_games`): another judge on the
         # database takes the next pages meanwhile, never the same game.
         after: tuple[datetime, int] | None = None
-        self._looked = 0
         with self.app.sessions() as session:
             first = queries.next_wake_at(read_only(session))
         if first is None or first > now:
@@ -623,7 +657,7 @@ class Server:
         settings = self.app.judge.settings
         gather = settings.gather_seconds
         # Known to the other judges on the database before anything is claimed.
-        self.presence = presence.Presence(self.app.sessions, self._roles)
+        self.presence = presence.Presence(self.app.sessions, self._roles, beaten=self._beaten)
         self.presence.start()
         if self.processes:
             self.workers = [_Worker("inbox"), _Worker("outbox")]
@@ -695,6 +729,7 @@ class Server:
                 os.getpid(),
                 worker.ready,
                 worker.busy,
+                self._beaten if worker.role == "inbox" else None,
             ),
             name=f"judge-{worker.role}",
             daemon=True,

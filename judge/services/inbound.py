@@ -80,15 +80,18 @@ def process_pending(
     progress: Callable[[], None] | None = None,
     claimant: str | None = None,
     claim_limit: int | None = None,
+    may_claim: Callable[[], bool] | None = None,
 ) -> int:
-    """Process the stored messages not yet done that this process can claim (at most
-    ``claim_limit``, default :data:`CLAIM_LIMIT`: the rest is for the next call, or for
-    another judge on the database); return how many were handled.
+    """Process the stored messages not yet done that this process holds, after claiming
+    at most ``claim_limit`` more (default :data:`CLAIM_LIMIT`: the rest is for the next
+    call, or for another judge on the database); return how many were handled.
 
     ``claimant`` names this process in its claims (:mod:`judge.services.presence`;
     default: its own token).  Several judges sharing the database each take messages
     (:func:`judge.db.queries.claim_inbound`), a sender's in the order they came; the
-    messages of a judge that is gone are free again first.
+    messages of a judge that is gone are free again first.  While ``may_claim()`` says
+    no (the judge's heartbeat is late: :meth:`judge.services.presence.Presence.alive_enough`),
+    nothing is claimed nor processed: the others may soon take this judge's messages.
 
     ``should_stop()`` is asked before each batch (the rest waits for the next call), and
     ``after_batch()`` called after each one's commit (to wake the sender at once);
@@ -100,6 +103,9 @@ def process_pending(
     times is parked (:func:`park`).
     """
     me = claimant or presence.process_token()
+    if may_claim is not None and not may_claim():
+        log.warning("this judge's heartbeat is late: claiming no stored message for now")
+        return 0
     pending = _claim(sessions, me, CLAIM_LIMIT if claim_limit is None else claim_limit)
     done = 0
     for inbound_id, attempts in pending:

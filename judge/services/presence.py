@@ -12,8 +12,11 @@ which ones do:
   ``judge serve``'s main process, which beats for its worker processes too, and of the
   one-shot commands that take work);
 * a process on this host is gone as soon as its process id is dead (Linux's /proc);
-* a process on another host is gone once its row is older than :data:`GONE_SECONDS`
-  (the hosts' clocks kept in step, by NTP), or missing.
+* a process on another host is gone once its row is older than :data:`GONE_SECONDS`,
+  or missing.  The rows are written and aged by one clock, the database server's
+  (PostgreSQL's ``statement_timestamp()``): the hosts' own clocks may disagree, and one
+  running late would otherwise be taken for gone while it works, one running ahead kept
+  alive after it died.
 
 A judge that stops cleanly removes its rows, so that its claims are free at once.  The
 work itself is safe against a judge wrongly thought gone (its heartbeat held up): a
@@ -29,8 +32,11 @@ import logging
 import os
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
-from datetime import UTC, datetime, timedelta
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
 
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -46,11 +52,33 @@ HEARTBEAT_SECONDS = 2.0
 GONE_SECONDS = 10.0
 #: Rows of processes gone this long are deleted by the others' heartbeats.
 FORGET_SECONDS = 3600.0
+#: The longest a heartbeat's statements may run or wait for a lock (PostgreSQL): a beat
+#: held up longer fails, and is tried again at the next, instead of hanging while the
+#: other judges count the silence and take this judge's claims.
+BEAT_TIMEOUT_SECONDS = 3.0
+#: How old the last successful heartbeat of a process may be while it still claims new
+#: work (:meth:`Presence.alive_enough`): short of :data:`GONE_SECONDS`, so that a judge
+#: whose heartbeat is stuck stops taking work before the others may take its claims.
+CLAIM_SECONDS = 8.0
 
 
 def _wall_clock() -> datetime:
-    """The real time: heartbeats are compared across hosts, never with a test's clock."""
+    """This machine's real time, never a test's clock: the heartbeats' clock on SQLite
+    (one machine); on PostgreSQL the database server's clock is used instead
+    (:func:`judge.db.queries.heartbeat_clock`)."""
     return datetime.now(UTC)
+
+
+def _monotonic() -> float:
+    """The monotonic clock, system-wide (a worker process reads the heartbeat's time
+    its parent wrote); a seam for tests."""
+    return time.monotonic()
+
+
+def recent(beaten_at: float) -> bool:
+    """Whether a heartbeat begun at ``beaten_at`` (:func:`_monotonic`; 0: none yet) is
+    recent enough for its process to claim new work (:data:`CLAIM_SECONDS`)."""
+    return beaten_at > 0 and _monotonic() - beaten_at < CLAIM_SECONDS
 
 
 def _process_stat(pid: int) -> tuple[str, str]:
@@ -112,18 +140,19 @@ def gone_here(token: str) -> bool:
     return bool(started) and now_started not in ("", started)
 
 
-def gone(session: Session, tokens: Iterable[str], at: datetime | None = None) -> set[str]:
+def gone(session: Session, tokens: Iterable[str]) -> set[str]:
     """Which of the processes ``tokens`` are gone: dead on this host (:func:`gone_here`),
-    or of another host and without a heartbeat for :data:`GONE_SECONDS` (a malformed
-    token is never gone: its claims wait for whatever else releases them)."""
+    or of another host and without a heartbeat for :data:`GONE_SECONDS` by the
+    heartbeats' clock (:func:`judge.db.queries.heartbeat_clock`: the database server's
+    on PostgreSQL); a malformed token is never gone: its claims wait for whatever else
+    releases them."""
     wanted = {token for token in tokens if _parts(token) is not None}
     if not wanted:
         return set()
     found = {token for token in wanted if gone_here(token)}
     others = [token for token in wanted if not on_this_host(token)]
     if others:
-        fresh = (at or _wall_clock()) - timedelta(seconds=GONE_SECONDS)
-        alive = queries.fresh_judges(session, others, fresh)
+        alive = queries.fresh_judges(session, others, GONE_SECONDS, _wall_clock)
         found.update(token for token in others if token not in alive)
     return found
 
@@ -150,24 +179,24 @@ def free_claims_of_gone(
     return count
 
 
-def beat(session: Session, roles: Mapping[str, str], at: datetime | None = None) -> None:
+def beat(session: Session, roles: Mapping[str, str]) -> None:
     """Write the heartbeat of the processes ``roles`` (token -> role), registering those
     not registered yet; and forget this host's dead processes and any process silent for
-    :data:`FORGET_SECONDS` (their claims are free already)."""
-    at = at or _wall_clock()
+    :data:`FORGET_SECONDS` (their claims are free already).  The time written and the
+    silence are the heartbeats' clock's (:func:`judge.db.queries.heartbeat_clock`)."""
     if roles:
         described = {}
         for token, role in roles.items():
             parts = _parts(token)
             host, pid = parts if parts is not None else ("", 0)
             described[token] = (role, host, pid)
-        queries.beat_judges(session, described, at)
+        queries.beat_judges(session, described, _wall_clock)
     dead = [
         token
         for token in queries.judges_on_host(session, socket.gethostname())
         if token not in roles and gone_here(token)
     ]
-    queries.remove_judges(session, dead, silent_since=at - timedelta(seconds=FORGET_SECONDS))
+    queries.remove_judges(session, dead, silent_for=FORGET_SECONDS, local=_wall_clock)
 
 
 def leave(session: Session, tokens: Iterable[str]) -> None:
@@ -176,20 +205,37 @@ def leave(session: Session, tokens: Iterable[str]) -> None:
     queries.remove_judges(session, tokens)
 
 
+@dataclass
+class BeatTime:
+    """When the last successful heartbeat began (:func:`_monotonic`; 0: none yet): the
+    ``value`` of a shared double (``multiprocessing.Value("d")``) does as well, for
+    worker processes that read it."""
+
+    value: float = 0.0
+
+
 class Presence:
     """The heartbeat thread of a judge process: every :data:`HEARTBEAT_SECONDS` it beats
     for the processes ``roles()`` names (token -> role: itself and its live workers), and
-    at :meth:`stop` removes them.  A failed beat is logged and tried again at the next."""
+    at :meth:`stop` removes them.  A failed beat is logged and tried again at the next;
+    on PostgreSQL a beat gives up after :data:`BEAT_TIMEOUT_SECONDS`.
+
+    ``beaten`` holds when the last successful beat began (:class:`BeatTime`, or a shared
+    double that worker processes read, :func:`recent`): a judge stops claiming new work
+    once it is :data:`CLAIM_SECONDS` old (:meth:`alive_enough`), before the other judges
+    take it for gone."""
 
     def __init__(
         self,
         sessions: sessionmaker[Session],
         roles: Callable[[], Mapping[str, str]],
         interval: float = HEARTBEAT_SECONDS,
+        beaten: Any = None,
     ) -> None:
         self.sessions = sessions
         self.roles = roles
         self.interval = interval
+        self.beaten: Any = beaten if beaten is not None else BeatTime()
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
         self._left: set[str] = set()
@@ -207,10 +253,21 @@ class Presence:
         removed: a worker that died)."""
         with self._lock:  # the thread and a new worker's start may beat together
             roles = dict(self.roles())
+            # Taken before the transaction: the row's time is later, so the others never
+            # see this beat as older than this process does.
+            began = _monotonic()
             with self.sessions() as session, session.begin():
+                queries.limit_waits(session, BEAT_TIMEOUT_SECONDS)
                 beat(session, roles)
                 leave(session, self._left - set(roles))
             self._left = set(roles)
+            self.beaten.value = began
+
+    def alive_enough(self) -> bool:
+        """Whether the last successful beat is recent enough to claim new work by
+        (:data:`CLAIM_SECONDS`): a judge whose beats fail will soon be taken for gone by
+        the others, who then take what it holds."""
+        return recent(float(self.beaten.value))
 
     def _run(self) -> None:
         while not self._stop.wait(self.interval):

@@ -1,5 +1,6 @@
 """Several judges on one database: the running judge processes (``judges``, each with its
-heartbeat) and the claims they hold (``inbound.claimed_by``, ``games.claimed_by``, indexed).
+heartbeat) and the claims they hold (``inbound.claimed_by``, not indexed, and
+``games.claimed_by``, indexed).
 
 APScheduler's job store (``apscheduler_jobs``, a table APScheduler made for itself) is
 dropped: several schedulers cannot share one, so each judge now keeps its one timer in

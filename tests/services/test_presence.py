@@ -5,17 +5,22 @@ while their judge runs.  On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import socket
+import threading
+import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from sqlalchemy import select, update
-from support.servicekit import at, started_game
+from sqlalchemy.exc import OperationalError
+from support.servicekit import at, game_row, started_game
 
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
+from judge.db.session import make_engine
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
+from judge.runtime.serve import Server
 from judge.services import presence
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
@@ -43,27 +48,39 @@ def store(app: App, raws: list[bytes]) -> list[int]:
         return list(session.scalars(select(InboundMessage.id).order_by(InboundMessage.id)))
 
 
+def silent_for(app: App, token: str, seconds: float) -> None:
+    """Date the last heartbeat of ``token`` back ``seconds`` (as though it had been
+    silent that much longer): the heartbeats' clock is the database server's, which a
+    test cannot move."""
+    with app.sessions() as session, session.begin():
+        row = session.get(JudgeProcess, token)
+        assert row is not None
+        row.seen_at -= timedelta(seconds=seconds)
+
+
 def test_a_judge_of_another_host_is_gone_once_its_heartbeat_is_old(
     tmp_path: Path, db_url: str
 ) -> None:
     app, _table = started_game(tmp_path, db_url)
     with app.sessions() as session, session.begin():
-        presence.beat(session, {ELSEWHERE_A: "serve"}, NOW)
+        presence.beat(session, {ELSEWHERE_A: "serve"})
         row = session.get(JudgeProcess, ELSEWHERE_A)
         assert row is not None
         assert (row.host, row.pid, row.role) == ("judge-a.example", 100, "serve")
+    silent_for(app, ELSEWHERE_A, presence.GONE_SECONDS - 1)
     with app.sessions() as session:
-        just_after = NOW + timedelta(seconds=presence.GONE_SECONDS)
-        assert presence.gone(session, [ELSEWHERE_A, ELSEWHERE_B], just_after) == {ELSEWHERE_B}
-        later = NOW + timedelta(seconds=presence.GONE_SECONDS + 1)
-        assert presence.gone(session, [ELSEWHERE_A], later) == {ELSEWHERE_A}
+        assert presence.gone(session, [ELSEWHERE_A, ELSEWHERE_B]) == {ELSEWHERE_B}
+    silent_for(app, ELSEWHERE_A, 2)
+    with app.sessions() as session:
+        assert presence.gone(session, [ELSEWHERE_A]) == {ELSEWHERE_A}
         # This very process is alive; a malformed token is never taken for gone.
-        assert presence.gone(session, [presence.process_token(), "not a token"], later) == set()
+        assert presence.gone(session, [presence.process_token(), "not a token"]) == set()
     # A clean stop removes the row: gone at once.
     with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_A: "serve"})
         presence.leave(session, [ELSEWHERE_A])
     with app.sessions() as session:
-        assert presence.gone(session, [ELSEWHERE_A], NOW) == {ELSEWHERE_A}
+        assert presence.gone(session, [ELSEWHERE_A]) == {ELSEWHERE_A}
 
 
 def test_a_heartbeat_forgets_this_hosts_dead_processes_and_long_silent_ones(
@@ -73,10 +90,11 @@ def test_a_heartbeat_forgets_this_hosts_dead_processes_and_long_silent_ones(
     dead_here = f"{HERE}:999999999:1"  # no such process id
     me = presence.process_token()
     with app.sessions() as session, session.begin():
-        presence.beat(session, {dead_here: "inbox", ELSEWHERE_A: "serve"}, NOW)
-        presence.beat(session, {ELSEWHERE_B: "serve"}, NOW + timedelta(hours=1))
+        presence.beat(session, {dead_here: "inbox", ELSEWHERE_A: "serve", ELSEWHERE_B: "serve"})
+    silent_for(app, ELSEWHERE_A, presence.FORGET_SECONDS + 1)
+    silent_for(app, ELSEWHERE_B, presence.FORGET_SECONDS - 1)
     with app.sessions() as session, session.begin():
-        presence.beat(session, {me: "serve"}, NOW + timedelta(hours=1, seconds=2))
+        presence.beat(session, {me: "serve"})
     with app.sessions() as session:
         tokens = set(session.scalars(select(JudgeProcess.token)))
     assert tokens == {me, ELSEWHERE_B}
@@ -141,19 +159,14 @@ def test_a_judge_leaves_messages_another_running_judge_holds_and_takes_a_gone_on
     app, table = started_game(tmp_path, db_url)
     ids = store(app, [order_mail("alice@example.org", 1), order_mail("bob@example.org", 2)])
     with app.sessions() as session, session.begin():
-        presence.beat(session, {ELSEWHERE_A: "inbox"}, datetime.now(UTC))
+        presence.beat(session, {ELSEWHERE_A: "inbox"})
         assert queries.claim_inbound(session, ELSEWHERE_A, 1) == [(ids[0], 0)]
     assert process_pending(app.sessions, app.judge, lambda: NOW) == 1
     with app.sessions() as session:
         states = dict(session.execute(select(InboundMessage.id, InboundMessage.state)).all())
     assert states == {ids[0]: InboundState.NEW, ids[1]: InboundState.DONE}
     # Judge A stops beating: ten seconds later its message is taken over.
-    with app.sessions() as session, session.begin():
-        session.execute(
-            update(JudgeProcess)
-            .where(JudgeProcess.token == ELSEWHERE_A)
-            .values(seen_at=datetime.now(UTC) - timedelta(seconds=presence.GONE_SECONDS + 1))
-        )
+    silent_for(app, ELSEWHERE_A, presence.GONE_SECONDS + 1)
     assert process_pending(app.sessions, app.judge, lambda: NOW) == 1
     with app.sessions() as session:
         rows = session.scalars(select(InboundMessage).order_by(InboundMessage.id)).all()
@@ -216,7 +229,7 @@ def test_mail_held_by_a_sender_of_another_host_is_freed_once_it_is_silent(
     app, _table = started_game(tmp_path, db_url)
     now = at("2026-11-23 12:01")
     with app.sessions() as session, session.begin():
-        presence.beat(session, {ELSEWHERE_A: "outbox"}, datetime.now(UTC))
+        presence.beat(session, {ELSEWHERE_A: "outbox"})
         session.execute(
             update(OutboundMessage).values(
                 claimed_by=ELSEWHERE_A, next_attempt_at=now + timedelta(minutes=10), attempts=1
@@ -268,3 +281,124 @@ def test_a_shared_database_learns_the_journals_sent_mail_every_few_mails(
         assert seen == [0, 0, 0, 3, 3, 3, 6, 6]
     with app.sessions() as session:
         assert {r.state for r in session.scalars(select(OutboundMessage))} == {"sent"}
+
+
+def test_heartbeats_go_by_the_database_servers_clock_not_the_hosts(
+    tmp_path: Path, postgres_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Judges on several machines share PostgreSQL's clock: a host whose own clock is
+    wrong is neither taken for gone while it beats, nor keeps itself alive once it
+    stops, nor makes the others' rows look an hour old.  (SQLite has one machine, whose
+    clock is the only one: PostgreSQL only.)"""
+    app, _table = started_game(tmp_path, postgres_database_url)
+    real = presence._wall_clock
+
+    def host_clock(offset: timedelta) -> None:
+        monkeypatch.setattr(presence, "_wall_clock", lambda: real() + offset)
+
+    # Judge A's host runs late by more than GONE_SECONDS: it beats, and is alive.
+    late = timedelta(seconds=presence.GONE_SECONDS + 5)
+    host_clock(-late)
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_A: "serve"})
+    host_clock(timedelta(0))
+    with app.sessions() as session:
+        assert presence.gone(session, [ELSEWHERE_A]) == set()
+    # A checking host whose clock runs ahead does not take it for gone either.
+    host_clock(late)
+    with app.sessions() as session:
+        assert presence.gone(session, [ELSEWHERE_A]) == set()
+    # Judge B's host runs two hours ahead: its beat does not forget A (silent for an
+    # hour by B's clock)...
+    host_clock(timedelta(hours=2))
+    with app.sessions() as session, session.begin():
+        presence.beat(session, {ELSEWHERE_B: "serve"})
+    with app.sessions() as session:
+        assert set(session.scalars(select(JudgeProcess.token))) == {ELSEWHERE_A, ELSEWHERE_B}
+    # ...and once B stops beating, it is gone after GONE_SECONDS (shortened here), not
+    # two hours later.
+    monkeypatch.setattr(presence, "GONE_SECONDS", 0.3)
+    time.sleep(0.5)
+    host_clock(timedelta(0))
+    with app.sessions() as session:
+        assert presence.gone(session, [ELSEWHERE_B]) == {ELSEWHERE_B}
+
+
+def test_a_heartbeat_held_up_by_a_lock_fails_in_time_and_the_judge_stops_claiming(
+    tmp_path: Path, postgres_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A beat waiting on a lock gives up after BEAT_TIMEOUT_SECONDS (and is tried again
+    at the next), instead of hanging while the other judges count the silence; a judge
+    whose last good beat is older than CLAIM_SECONDS claims no new work."""
+    monkeypatch.setattr(presence, "BEAT_TIMEOUT_SECONDS", 0.5)
+    app, _table = started_game(tmp_path, postgres_database_url)
+    me = presence.process_token()
+    beating = presence.Presence(app.sessions, lambda: {me: "serve"})
+    assert not beating.alive_enough()  # never beaten
+    beating.beat()
+    assert beating.alive_enough()
+    last = beating.beaten.value
+    outcome: list[BaseException | None] = []
+
+    def beat_once() -> None:
+        try:
+            beating.beat()
+            outcome.append(None)
+        except Exception as err:
+            outcome.append(err)
+
+    with app.sessions() as blocker, blocker.begin():
+        blocker.execute(select(JudgeProcess).where(JudgeProcess.token == me).with_for_update())
+        thread = threading.Thread(target=beat_once, daemon=True)
+        thread.start()
+        thread.join(5)
+        held_up = thread.is_alive()
+    thread.join(10)  # the lock is gone: a beat without the timeout ends now
+    assert not held_up, "the heartbeat waited on the lock without a timeout"
+    assert len(outcome) == 1 and isinstance(outcome[0], OperationalError)
+    assert beating.beaten.value == last  # a failed beat is not a beat
+    later = time.monotonic() + presence.CLAIM_SECONDS
+    monkeypatch.setattr(presence, "_monotonic", lambda: later)
+    assert not beating.alive_enough()
+
+
+def test_the_postgresql_engine_gives_up_on_dead_connections(postgres_database_url: str) -> None:
+    """A connection that cannot be made, or whose server went silent, fails in seconds
+    (libpq's connect_timeout and TCP keepalives) rather than holding up a heartbeat."""
+    engine = make_engine(postgres_database_url)
+    try:
+        with engine.connect() as connection:
+            dbapi = connection.connection.dbapi_connection
+            assert dbapi is not None
+            parameters = dbapi.info.get_parameters()
+    finally:
+        engine.dispose()
+    assert parameters["connect_timeout"] == "10"
+    assert parameters["keepalives"] == "1"
+    assert int(parameters["keepalives_idle"]) <= presence.GONE_SECONDS
+
+
+def test_a_judge_whose_heartbeat_is_late_claims_no_stored_message(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    ids = store(app, [order_mail("alice@example.org", 1)])
+    assert process_pending(app.sessions, app.judge, lambda: NOW, may_claim=lambda: False) == 0
+    with app.sessions() as session:
+        row = session.get(InboundMessage, ids[0])
+        assert row is not None
+        assert (row.state, row.claimed_by) == (InboundState.NEW, None)
+    assert process_pending(app.sessions, app.judge, lambda: NOW, may_claim=lambda: True) == 1
+
+
+def test_a_judge_whose_heartbeat_is_late_claims_no_game(tmp_path: Path, db_url: str) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    later = at("2026-11-26 12:00")  # past the first deadline
+    server = Server(app, clock=lambda: later, use_scheduler=False)
+    server.presence = presence.Presence(app.sessions, lambda: {server.token: "serve"})
+    server._deadlines()  # never beaten: no claim
+    row = game_row(app)
+    assert (row.phase, row.claimed_by) == ("S1901M", None)
+    server.presence.beat()
+    server._deadlines()
+    assert game_row(app).phase != "S1901M"
