@@ -73,8 +73,9 @@ CLAIM_TIME = timedelta(minutes=10)
 #: a second, a small part of ``claim_time``, and its pictures are few (one per game).
 CLAIM_BATCH = 100
 #: On a database several judges may share (not SQLite), the sent mail noted in the journal
-#: is committed after this many: when the judge dies, another takes its claimed mail over
-#: and sends again what its journal held, so this bounds those duplicates.  (On SQLite the
+#: is committed each time this many mails were taken in turn (sent or failed, so that the
+#: journal never holds more): when the judge dies, another takes its claimed mail over and
+#: sends again what its journal held, so this bounds those duplicates.  (On SQLite the
 #: journal is this judge's alone, read again when it starts: one commit a claim batch.)
 SHARED_JOURNAL_WINDOW = 10
 
@@ -203,11 +204,19 @@ def deliver_due(
             pictures = outbox.picture_blobs(
                 sessions, [message for message, _due in claimed], judge=judge
             )
+            taken = 0  # mails taken in turn since the journal was last committed
             for index, (message, _was_due) in enumerate(claimed):
+                if window and taken == window:
+                    # Counted in mails taken, not in places of the batch after a success:
+                    # failures at those places must not put the commit off.
+                    if journal is not None:
+                        _record_journal(sessions, journal)
+                    taken = 0
                 if should_stop is not None and should_stop():
                     outbox.release_messages(sessions, claimed[index:])
                     return Delivered(sent, False)
                 message_id = message.id
+                taken += 1
                 try:
                     transport.send(outbox.outgoing_mail(message, judge.settings, now(), pictures))
                 except PermanentError as err:
@@ -228,8 +237,6 @@ def deliver_due(
                     # this write (to the journal, or a commit).
                     if journal is None or not journal.add(message_id, now()):
                         outbox.record_sent(sessions, [(message_id, now())])
-                    elif window and index % window == window - 1:
-                        _record_journal(sessions, journal)
                     sent += 1
     finally:
         if journal is not None:

@@ -5,6 +5,7 @@ while their judge runs.  On SQLite and PostgreSQL."""
 from __future__ import annotations
 
 import socket
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -14,6 +15,8 @@ from support.servicekit import at, started_game
 
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
+from judge.mail.outgoing import OutgoingMail
+from judge.mail.transport import TransientError
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.services import presence
@@ -268,3 +271,40 @@ def test_a_shared_database_learns_the_journals_sent_mail_every_few_mails(
         assert seen == [0, 0, 0, 3, 3, 3, 6, 6]
     with app.sessions() as session:
         assert {r.state for r in session.scalars(select(OutboundMessage))} == {"sent"}
+
+
+def test_the_journal_is_committed_every_window_whatever_failed(
+    tmp_path: Path, postgres_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window counts the mails taken in turn, not the positions of the successful
+    ones: failures at the window's last places do not let the journal grow past it."""
+    from judge.runtime import sender
+
+    monkeypatch.setattr(sender, "SHARED_JOURNAL_WINDOW", 3)
+    app, _table = started_game(tmp_path, postgres_database_url)
+    journal = sender.SentJournal(tmp_path / "outbox.journal")
+    seen: list[tuple[int, int]] = []
+
+    class FailingAtTheWindowsEnd:
+        def send(self, mail: OutgoingMail) -> None:
+            with app.sessions() as session:
+                recorded = session.scalars(
+                    select(OutboundMessage.id).where(OutboundMessage.state == "sent")
+                ).all()
+            seen.append((len(journal.entries()), len(recorded)))
+            if len(seen) % 3 == 0:
+                raise TransientError("451 try again later")
+
+    try:
+        now = at("2026-11-23 12:01")
+        delivered = sender.deliver_due(
+            app.sessions, app.judge, FailingAtTheWindowsEnd(), lambda: now, journal=journal
+        )
+    finally:
+        journal.close()
+    assert delivered.sent == 6
+    # (in the journal, recorded sent) as each mail went.
+    assert seen == [(0, 0), (1, 0), (2, 0), (0, 2), (1, 2), (2, 2), (0, 4), (1, 4)]
+    with app.sessions() as session:
+        states = Counter(session.scalars(select(OutboundMessage.state)))
+    assert states == Counter({"sent": 6, "queued": 2})
