@@ -768,18 +768,37 @@ def claim_outbox(
     return [(message, before.get(message.id)) for message in messages]
 
 
+def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetime) -> list[int]:
+    """Of the messages ``ids``, those ``owner`` still holds (queued and claimed in its
+    name), their claims renewed until ``until``: one statement, which also waits on
+    PostgreSQL for another judge freeing them (its row locks) and then sees them freed."""
+    if not ids:
+        return []
+    result = session.execute(
+        update(_OUTBOX)
+        .where(
+            _OUTBOX.c.id.in_(list(ids)),
+            _OUTBOX.c.claimed_by == owner,
+            _OUTBOX.c.state == OutboundState.QUEUED,
+        )
+        .values(next_attempt_at=until)
+        .returning(_OUTBOX.c.id)
+    )
+    return list(result.scalars())
+
+
 def release_outbox(
-    session: Session, claimed: Sequence[tuple[OutboundMessage, datetime | None]]
+    session: Session, claimed: Sequence[tuple[OutboundMessage, datetime | None]], owner: str
 ) -> None:
     """Give messages claimed but not tried their attempt and their place back (each only
-    if it is still as claimed)."""
+    if ``owner`` still holds it: another judge may have taken it over meanwhile)."""
     for message, was_due in claimed:
         session.execute(
             update(OutboundMessage)
             .where(
                 OutboundMessage.id == message.id,
                 OutboundMessage.state == OutboundState.QUEUED,
-                OutboundMessage.next_attempt_at == message.next_attempt_at,
+                OutboundMessage.claimed_by == owner,
             )
             .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due, claimed_by=None)
             .execution_options(synchronize_session=False)
@@ -827,7 +846,12 @@ _MARK_SENT = (
 
 def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
     """Mark messages sent at the given times, with one plain SQL statement: this runs for
-    every email sent, and the ORM's bookkeeping would cost more than the statement."""
+    every email sent, and the ORM's bookkeeping would cost more than the statement.
+
+    Whoever holds them: a mail the server accepted was sent, and saying so is never
+    wrong.  A journal read at a restart names mail claimed by the process before, and a
+    mail another judge freed (taking this one for gone) is spared its second copy if it
+    is marked before that judge claims it."""
     if entries:
         session.connection().execute(
             _MARK_SENT, [{"sent_id": message_id, "when_sent": at} for message_id, at in entries]

@@ -26,6 +26,7 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+from collections import deque
 from collections.abc import Callable, Sequence
 from datetime import datetime, timedelta
 from pathlib import Path
@@ -65,7 +66,8 @@ MAX_RETRY_DELAY = timedelta(hours=1)
 #: second sender running at the same time never takes it too. A claim names its sender
 #: process (:func:`sender_token`): when that process is gone (dead on this host, or silent
 #: in the ``judges`` table for :data:`judge.services.presence.GONE_SECONDS`), the next
-#: delivery run gives its messages back at once; this long is the last resort.
+#: delivery run gives its messages back at once; this long is the last resort.  (On a
+#: shareable database the claims of a batch are renewed every journal window.)
 CLAIM_TIME = timedelta(minutes=10)
 #: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot
 #: (three statements, and the journal's sent mail of the batch before).  At 20 the claims
@@ -73,8 +75,9 @@ CLAIM_TIME = timedelta(minutes=10)
 #: a second, a small part of ``claim_time``, and its pictures are few (one per game).
 CLAIM_BATCH = 100
 #: On a database several judges may share (not SQLite), the sent mail noted in the journal
-#: is committed after this many: when the judge dies, another takes its claimed mail over
-#: and sends again what its journal held, so this bounds those duplicates.  (On SQLite the
+#: is committed each time this many mails were taken in turn (sent or failed, so that the
+#: journal never holds more): when the judge dies, another takes its claimed mail over and
+#: sends again what its journal held, so this bounds those duplicates.  (On SQLite the
 #: journal is this judge's alone, read again when it starts: one commit a claim batch.)
 SHARED_JOURNAL_WINDOW = 10
 
@@ -170,10 +173,18 @@ def deliver_due(
     With a ``journal``, step 3's "sent" goes to the journal file, and the database learns
     it once per claimed batch (and first thing in the next run, if the process died in
     between): one write transaction per batch instead of one per email, which matters on
-    SQLite, where every writer waits for the others.
+    SQLite, where every writer waits for the others.  On a database several judges may
+    share, it learns it every :data:`SHARED_JOURNAL_WINDOW` mails taken instead.
 
     ``owner`` names the sender in its claims (default: this process,
-    :func:`sender_token`); the claims of senders that are gone are freed first.
+    :func:`sender_token`); the claims of senders that are gone are freed first.  Another
+    judge may take this one for gone while it is alive (its heartbeat held up) and free
+    its claims: so on a shareable database, with the journal's commit every window, one
+    statement renews the batch's remaining claims and says which are still this sender's
+    (:func:`judge.services.outbox.confirm_claims`); the others are left to that judge, and
+    at most a window's mails go twice.  A failure is recorded, and an untried message
+    given back, only while ``owner`` holds it; one found taken over brings that check at
+    once (on SQLite too, where there is no window).
     """
     owner = owner or sender_token()
     window = _journal_window(sessions)
@@ -203,33 +214,45 @@ def deliver_due(
             pictures = outbox.picture_blobs(
                 sessions, [message for message, _due in claimed], judge=judge
             )
-            for index, (message, _was_due) in enumerate(claimed):
+            held = deque(claimed)  # the claims of the batch still to try, in turn
+            taken = 0  # mails taken in turn since the window began
+            lost = False  # a failure found its mail taken over by another judge
+            while held:
+                if lost or (window and taken == window):
+                    # Counted in mails taken, sent or not, so that failures never put the
+                    # journal's commit off; and the claims are confirmed here, so that a
+                    # judge taken for gone sends at most a window of what another took.
+                    held = _confirm(sessions, held, now(), claim_time, journal, owner)
+                    taken, lost = 0, False
+                    continue
                 if should_stop is not None and should_stop():
-                    outbox.release_messages(sessions, claimed[index:])
+                    outbox.release_messages(sessions, held, owner)
                     return Delivered(sent, False)
+                message, _was_due = held.popleft()
                 message_id = message.id
+                taken += 1
                 try:
                     transport.send(outbox.outgoing_mail(message, judge.settings, now(), pictures))
                 except PermanentError as err:
-                    outbox.record_failure(sessions, judge, message_id, now(), err, retry_in=None)
+                    lost = not outbox.record_failure(
+                        sessions, judge, message_id, now(), err, retry_in=None, owner=owner
+                    )
                 except Exception as err:  # TransientError, and whatever a transport did not sort
                     retry_in = None
                     if message.attempts < max_attempts:
                         retry_in = backoff(message.attempts, retry_delay, max_retry_delay)
-                    outbox.record_failure(
-                        sessions, judge, message_id, now(), err, retry_in=retry_in
+                    lost = not outbox.record_failure(
+                        sessions, judge, message_id, now(), err, retry_in=retry_in, owner=owner
                     )
                     if isinstance(err, ServerUnavailable):
                         log.warning("mail server unavailable, delivery run stopped: %s", err)
-                        outbox.release_messages(sessions, claimed[index + 1 :])
+                        outbox.release_messages(sessions, held, owner)
                         return Delivered(sent, False)
                 else:
                     # First thing after the server's 250: the window for a duplicate is
                     # this write (to the journal, or a commit).
                     if journal is None or not journal.add(message_id, now()):
                         outbox.record_sent(sessions, [(message_id, now())])
-                    elif window and index % window == window - 1:
-                        _record_journal(sessions, journal)
                     sent += 1
     finally:
         if journal is not None:
@@ -258,6 +281,33 @@ def _claim(
     if journal is not None and entries:
         journal.clear()  # committed above
     return claimed
+
+
+def _confirm(
+    sessions: sessionmaker[Session],
+    held: Sequence[outbox.Claimed],
+    at: datetime,
+    claim_time: timedelta,
+    journal: SentJournal | None,
+    owner: str,
+) -> deque[outbox.Claimed]:
+    """The claims of ``held`` that ``owner`` still holds, renewed for ``claim_time``
+    (:func:`judge.services.outbox.confirm_claims`), committing what ``journal`` holds in
+    the same transaction.  The others were freed by a judge that took this one for gone,
+    and are its to send now."""
+    entries = journal.entries() if journal is not None else []
+    kept = outbox.confirm_claims(
+        sessions, [message.id for message, _due in held], at + claim_time, owner, sent=entries
+    )
+    if journal is not None and entries:
+        journal.clear()  # committed above
+    if len(kept) < len(held):
+        log.warning(
+            "%d claimed mail(s) taken over by another judge (this one was taken for gone); "
+            "left to it",
+            len(held) - len(kept),
+        )
+    return deque(claim for claim in held if claim[0].id in kept)
 
 
 def _journal_window(sessions: sessionmaker[Session]) -> int:

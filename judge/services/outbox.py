@@ -38,6 +38,7 @@ __all__ = [
     "PURGED_BODY",
     "Claimed",
     "claim_messages",
+    "confirm_claims",
     "due_message_ids",
     "insert_outbox",
     "new_message_id",
@@ -241,6 +242,22 @@ def claim_messages(
         return list(queries.claim_outbox(session, message_ids, at, until, owner=owner))
 
 
+def confirm_claims(
+    sessions: sessionmaker[Session],
+    message_ids: Sequence[int],
+    until: datetime,
+    owner: str,
+    *,
+    sent: Sequence[tuple[int, datetime]] = (),
+) -> set[int]:
+    """Which of the messages ``message_ids`` ``owner`` still holds, their claims renewed
+    until ``until``: another judge that took ``owner`` for gone frees them and sends them
+    itself.  ``sent`` (the sender's journal) is recorded in the same transaction."""
+    with sessions() as session, session.begin():
+        queries.mark_sent(session, list(sent))
+        return set(queries.hold_outbox(session, message_ids, owner, until))
+
+
 def release_gone_senders(sessions: sessionmaker[Session], owner: str, at: datetime) -> int:
     """Give back at once the queued mail held at ``at`` by senders that are gone (see
     :mod:`judge.services.presence`), other than ``owner``; return how many."""
@@ -254,12 +271,15 @@ def release_gone_senders(sessions: sessionmaker[Session], owner: str, at: dateti
     )  # fmt: skip
 
 
-def release_messages(sessions: sessionmaker[Session], claimed: Sequence[Claimed]) -> None:
-    """Give back messages claimed but not tried: their attempt and their place again."""
+def release_messages(
+    sessions: sessionmaker[Session], claimed: Sequence[Claimed], owner: str
+) -> None:
+    """Give back messages ``owner`` claimed but did not try: their attempt and their place
+    again (those it still holds)."""
     if not claimed:
         return
     with sessions() as session, session.begin():
-        queries.release_outbox(session, claimed)
+        queries.release_outbox(session, claimed, owner)
 
 
 def record_sent(sessions: sessionmaker[Session], sent: Sequence[tuple[int, datetime]]) -> None:
@@ -294,12 +314,19 @@ def record_failure(
     err: Exception,
     *,
     retry_in: timedelta | None,
-) -> None:
-    """Record a failed attempt: try again ``retry_in`` from ``at``, or give the message up."""
+    owner: str,
+) -> bool:
+    """Record ``owner``'s failed attempt: try again ``retry_in`` from ``at``, or give the
+    message up.  False, and nothing written, if ``owner`` no longer holds the message:
+    another judge took it over (this one was taken for gone), and its claim, or its
+    sending, must not be undone by this attempt's outcome."""
     with sessions() as session, session.begin():
-        message = session.get(OutboundMessage, message_id)
+        # Locked: on PostgreSQL a judge freeing it waits, or is waited for and seen.
+        message = session.get(OutboundMessage, message_id, with_for_update=True)
         if message is None or message.state != OutboundState.QUEUED:
-            return
+            return False
+        if message.claimed_by != owner:
+            return False
         reason = _reason(err)
         message.last_error = f"{type(err).__name__}: {reason}"
         message.claimed_by = None
@@ -313,7 +340,7 @@ def record_failure(
                 message.next_attempt_at.isoformat(),
                 reason,
             )
-            return
+            return True
         message.state = OutboundState.FAILED
         message.next_attempt_at = None
         log.error(
@@ -325,6 +352,7 @@ def record_failure(
             reason,
         )
         _tell_master(session, judge, message, at, reason, refused=isinstance(err, PermanentError))
+        return True
 
 
 def _reason(err: Exception) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import socket
 import threading
 import time
+from collections import Counter
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -18,12 +19,16 @@ from support.servicekit import at, game_row, started_game
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
 from judge.db.session import make_engine
+from judge.mail.outgoing import OutgoingMail
+from judge.mail.transport import PermanentError, ServerUnavailable, TransientError
+from judge.render import RenderedMail
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.runtime.serve import Server
-from judge.services import presence
+from judge.services import outbox, presence
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
+from judge.services.outbox import insert_outbox, queue_mail
 
 HERE = socket.gethostname()
 #: Judges of another host (their process ids mean nothing here).
@@ -402,3 +407,150 @@ def test_a_judge_whose_heartbeat_is_late_claims_no_game(tmp_path: Path, db_url: 
     server.presence.beat()
     server._deadlines()
     assert game_row(app).phase != "S1901M"
+
+
+# -- a sender taken for gone while it is sending ------------------------------------------
+
+
+def queue_results(app: App, count: int, now: datetime) -> None:
+    """Queue ``count`` more mails (a burst's results), one statement."""
+    with app.sessions() as session, session.begin():
+        rows: list[dict[str, object]] = []
+        for number in range(count):
+            queue_mail(
+                session, app.judge, to=f"p{number}@example.org", kind="results", now=now,
+                mail=RenderedMail("Diplomacy results", "Spring 1901.\n"), into=rows,
+            )  # fmt: skip
+        insert_outbox(session, rows)
+
+
+@pytest.mark.parametrize("journaled", [True, False], ids=["journal", "no-journal"])
+def test_a_sender_taken_for_gone_stops_within_one_window(
+    tmp_path: Path, postgres_database_url: str, journaled: bool
+) -> None:
+    """Judge A's heartbeat is held up while it sends its claimed batch, and judge B takes
+    its mail over.  A finds out at its next window (it re-confirms its claims there) and
+    leaves the rest to B: at most one window of mail goes from both, not the batch."""
+    from judge.runtime import sender
+
+    app, _table = started_game(tmp_path, postgres_database_url)
+    now = at("2026-11-23 12:01")
+    queue_results(app, 32, now)  # and the game start's 8: 40 in one claim batch
+    window = sender.SHARED_JOURNAL_WINDOW
+    by_a: list[str] = []
+    freed: list[int] = []
+
+    class HeldUp:
+        """A's mail server: while it takes A's 4th mail, B decides A is gone."""
+
+        def send(self, mail: OutgoingMail) -> None:
+            by_a.append(mail.message_id)
+            if len(by_a) == 4:
+                freed.append(outbox.release_gone_senders(app.sessions, ELSEWHERE_B, now))
+
+    journal = sender.SentJournal(tmp_path / "a.journal") if journaled else None
+    try:
+        delivered = sender.deliver_due(
+            app.sessions, app.judge, HeldUp(), lambda: now, owner=ELSEWHERE_A, journal=journal
+        )
+    finally:
+        if journal is not None:
+            journal.close()
+    # Without a journal A had recorded its first three mails sent; with one, none yet.
+    assert freed == [37 if not journaled else 40]
+    assert delivered.sent == len(by_a) == window
+    with app.sessions() as session:
+        rows = session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)).all()
+    # What A sent is recorded sent (even after B freed it: B must not send it again);
+    # A left the rest as B freed it.
+    assert [r.message_id for r in rows if r.state == "sent"] == by_a
+    rest = [(r.state, r.claimed_by, r.next_attempt_at, r.attempts) for r in rows[window:]]
+    assert rest == [("queued", None, None, 1)] * (40 - window)
+    by_b: list[str] = []
+
+    class Sink:
+        def send(self, mail: OutgoingMail) -> None:
+            by_b.append(mail.message_id)
+
+    sender.deliver_due(app.sessions, app.judge, Sink(), lambda: now, owner=ELSEWHERE_B)
+    assert not set(by_a) & set(by_b)
+    assert len(by_a) + len(by_b) == 40
+
+
+@pytest.mark.parametrize("error", [ServerUnavailable, PermanentError])
+def test_a_sender_leaves_alone_the_mail_another_sender_took_over(
+    tmp_path: Path, db_url: str, error: type[Exception]
+) -> None:
+    """Once judge B has taken A's claimed mail over (A was taken for gone), A's failure
+    on it is not recorded: neither a retry time nor a give-up (and its notice to the game
+    master) over B's claim, nor the rest given back from under B."""
+    from judge.runtime import sender
+
+    app, _table = started_game(tmp_path, db_url)  # the game start queued 8 mails
+    now = at("2026-11-23 12:01")
+    until = now + sender.CLAIM_TIME
+    tries: list[str] = []
+
+    class TakenOver:
+        """A's mail server: during A's 2nd mail B takes A's mail over, then it fails."""
+
+        def send(self, mail: OutgoingMail) -> None:
+            tries.append(mail.message_id)
+            if len(tries) == 2:
+                assert outbox.release_gone_senders(app.sessions, ELSEWHERE_B, now) == 7
+                with app.sessions() as session:
+                    queued = session.scalars(
+                        select(OutboundMessage.id).where(OutboundMessage.state == "queued")
+                    ).all()
+                taken = outbox.claim_messages(app.sessions, queued, now, until, ELSEWHERE_B)
+                assert len(taken) == 7
+                raise error("421 closing" if error is ServerUnavailable else "550 no such user")
+
+    delivered = sender.deliver_due(
+        app.sessions, app.judge, TakenOver(), lambda: now, owner=ELSEWHERE_A
+    )
+    assert delivered.sent == 1
+    assert len(tries) == 2  # nothing sent from under B
+    with app.sessions() as session:
+        rows = session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)).all()
+    assert len(rows) == 8  # no notice to the game master
+    assert (rows[0].state, rows[0].claimed_by) == ("sent", None)
+    held = [(r.state, r.claimed_by, r.next_attempt_at, r.attempts, r.last_error) for r in rows[1:]]
+    assert held == [("queued", ELSEWHERE_B, until, 2, None)] * 7
+
+
+def test_the_journal_is_committed_every_window_whatever_failed(
+    tmp_path: Path, postgres_database_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The window counts the mails taken in turn, not the positions of the successful
+    ones: failures at the window's last places do not let the journal grow past it."""
+    from judge.runtime import sender
+
+    monkeypatch.setattr(sender, "SHARED_JOURNAL_WINDOW", 3)
+    app, _table = started_game(tmp_path, postgres_database_url)
+    journal = sender.SentJournal(tmp_path / "outbox.journal")
+    seen: list[tuple[int, int]] = []
+
+    class FailingAtTheWindowsEnd:
+        def send(self, mail: OutgoingMail) -> None:
+            with app.sessions() as session:
+                recorded = session.scalars(
+                    select(OutboundMessage.id).where(OutboundMessage.state == "sent")
+                ).all()
+            seen.append((len(journal.entries()), len(recorded)))
+            if len(seen) % 3 == 0:
+                raise TransientError("451 try again later")
+
+    try:
+        now = at("2026-11-23 12:01")
+        delivered = sender.deliver_due(
+            app.sessions, app.judge, FailingAtTheWindowsEnd(), lambda: now, journal=journal
+        )
+    finally:
+        journal.close()
+    assert delivered.sent == 6
+    # (in the journal, recorded sent) as each mail went.
+    assert seen == [(0, 0), (1, 0), (2, 0), (0, 2), (1, 2), (2, 2), (0, 4), (1, 4)]
+    with app.sessions() as session:
+        states = Counter(session.scalars(select(OutboundMessage.state)))
+    assert states == Counter({"sent": 6, "queued": 2})
