@@ -22,6 +22,7 @@ from sqlalchemy import (
     delete,
     func,
     insert,
+    inspect,
     literal,
     or_,
     select,
@@ -260,10 +261,32 @@ def game_file_paths(session: Session) -> list[str]:
 
 
 def phase_record(session: Session, game_id: int, seq: int) -> PhaseRecord | None:
-    """The record of phase number ``seq`` of a game."""
-    return session.scalar(
+    """The record of phase number ``seq`` of a game.
+
+    Remembered for the rest of the session's transaction: processing a phase asks for
+    the current record four times (the notices, the votes, the adjudication), and a
+    query would only hand back the same object from the identity map, after a round
+    trip and a flush.  A record deleted meanwhile is asked for again."""
+    memo = _phase_records(session)
+    found = memo.get((game_id, seq))
+    if found is not None and inspect(found).persistent and found not in session.deleted:
+        return found
+    found = session.scalar(
         select(PhaseRecord).where(PhaseRecord.game_id == game_id, PhaseRecord.seq == seq)
     )
+    if found is not None:
+        memo[(game_id, seq)] = found
+    return found
+
+
+def _phase_records(session: Session) -> dict[tuple[int, int], PhaseRecord]:
+    """The records :func:`phase_record` found in the session's current transaction."""
+    transaction = session.get_transaction()
+    kept = session.info.get("phase_records")
+    if kept is None or kept[0] is not transaction:
+        kept = (transaction, {})
+        session.info["phase_records"] = kept
+    return cast(dict[tuple[int, int], PhaseRecord], kept[1])
 
 
 def processed_phases(session: Session, game_id: int) -> list[PhaseRecord]:

@@ -12,6 +12,7 @@ from sqlalchemy import event
 from sqlalchemy.orm import Session
 from support.servicekit import GAME_FILE, at, make_app
 
+from judge.db import queries
 from judge.runtime.bootstrap import App
 from judge.services.game_files import load_game
 from judge.services.games import process_game, start_game
@@ -21,8 +22,7 @@ from judge.services.games import process_game, start_game
 #: (verb, table); the eight results mails (seven players and the master) are one INSERT.
 EXPECTED = [
     ("SELECT", "games"),
-    ("SELECT", "phases"),
-    ("SELECT", "phases"),  # the endgame's look at the votes reads the position again
+    ("SELECT", "phases"),  # once: the endgame's look at the votes has it remembered
     ("SELECT", "votes"),
     ("SELECT", "players"),  # the endgame's, for the powers in civil disorder
     ("SELECT", "future_orders"),
@@ -90,6 +90,34 @@ def test_processing_a_phase_issues_a_fixed_set_of_statements(tmp_path: Path) -> 
         outcome = process_game(session, app.judge, "test01", at("2026-11-25 21:00"))
     assert outcome is not None
     assert [(verb, table) for verb, table, _many in seen] == EXPECTED
-    assert len(seen) == 16
+    assert len(seen) == 15
     # The results to the seven players and the master: one executemany.
     assert [many for verb, table, many in seen if table == "outbox"] == [True]
+
+
+def test_a_remembered_phase_record_is_never_one_deleted_or_of_another_transaction(
+    tmp_path: Path,
+) -> None:
+    """The current record is remembered for the transaction only, and not once deleted."""
+    app = started_without_maps(tmp_path)
+    with app.sessions() as session:
+        session.begin()
+        record = queries.phase_record(session, 1, 1)
+        assert record is not None
+        with statements(session) as seen:
+            assert queries.phase_record(session, 1, 1) is record
+        assert seen == []
+        session.delete(record)
+        assert queries.phase_record(session, 1, 1) is None  # flushed, then asked
+        session.rollback()
+        with session.begin(), statements(session) as seen:
+            assert queries.phase_record(session, 1, 1) is not None
+        assert [(verb, table) for verb, table, _many in seen] == [("SELECT", "phases")]
+    with app.sessions() as session, session.begin():
+        record = queries.phase_record(session, 1, 1)
+        assert record is not None
+        savepoint = session.begin_nested()
+        session.delete(record)
+        assert queries.phase_record(session, 1, 1) is None
+        savepoint.rollback()
+        assert queries.phase_record(session, 1, 1) is record
