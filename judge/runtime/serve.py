@@ -593,8 +593,9 @@ class Server:
                 ):
                     said = self._process(session, game, now)
                     sent = True
-            settle(session, game_id, now)
-            queries.release_games(session, self.token, [game_id])
+                settle(session, game, now)
+                if game.claimed_by == self.token:
+                    game.claimed_by = None  # given back with the look's commit
         if said is not None:
             log.info("%s", said)
         if sent:

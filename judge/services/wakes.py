@@ -19,7 +19,6 @@ from datetime import datetime, timedelta
 
 from sqlalchemy.orm import Session
 
-from judge.db import queries
 from judge.db.models import Game, GameStatus
 from judge.services.game_settings import phase_deadline
 from judge.services.games import early_moment
@@ -56,14 +55,15 @@ def next_wake(session: Session, game: Game, now: datetime) -> datetime | None:
     return None
 
 
-def settle(session: Session, game_id: int, now: datetime) -> datetime | None:
+def settle(session: Session, game: Game, now: datetime) -> datetime | None:
     """Work out and store the game's next moment after looking at it at ``now``; the
-    moment (None: nothing by time)."""
-    # Locked, so that a mark another process makes meanwhile lands after the moment
-    # worked out here instead of being overwritten by it.
-    game = queries.locked_game(session, game_id)
-    if game is None:
-        return None
+    moment (None: nothing by time).  ``game``: its row locked by the caller since before
+    the look (:func:`judge.db.queries.locked_game`), so that a mark another process makes
+    meanwhile waits, and lands after the moment worked out here instead of being
+    overwritten by it."""
+    # What the look changed is written (and the game marked by it) first: the moment
+    # worked out below then stands, as the last change to the row.
+    session.flush()
     game.wake_at = next_wake(session, game, now)
     game.wake_deadline = game.deadline
     return game.wake_at
