@@ -403,6 +403,11 @@ class Server:
         self._beaten: Any = (
             self._context.Value("d", 0.0, lock=False) if self.processes else presence.BeatTime()
         )
+        #: Whether judges on other machines may share the database (not SQLite): only
+        #: then can this one's claims be taken for its silence, so only then does a late
+        #: heartbeat stop it claiming work (on SQLite that would only hold it up).
+        bind = app.sessions.kw.get("bind")
+        self.shared = getattr(getattr(bind, "dialect", None), "name", "sqlite") != "sqlite"
         #: How many games the last pass looked at (without failing).
         self._looked = 0
         self.game_file_seconds = GAME_FILE_SECONDS
@@ -447,8 +452,8 @@ class Server:
     def _may_claim(self) -> bool:
         """Whether this judge may claim new work: its heartbeat is not late
         (:meth:`judge.services.presence.Presence.alive_enough`), or it has none (a test
-        driving a pass by hand)."""
-        return self.presence is None or self.presence.alive_enough()
+        driving a pass by hand), or the database is SQLite (no other machine's judge)."""
+        return not self.shared or self.presence is None or self.presence.alive_enough()
 
     def _send(self) -> bool:
         return _send_pass(
@@ -730,7 +735,7 @@ class Server:
                 os.getpid(),
                 worker.ready,
                 worker.busy,
-                self._beaten if worker.role == "inbox" else None,
+                self._beaten if worker.role == "inbox" and self.shared else None,
             ),
             name=f"judge-{worker.role}",
             daemon=True,
