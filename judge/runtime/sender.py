@@ -141,6 +141,7 @@ def deliver_due(
     should_stop: Callable[[], bool] | None = None,
     journal: SentJournal | None = None,
     owner: str | None = None,
+    may_claim: Callable[[], bool] | None = None,
 ) -> Delivered:
     """Deliver the queued mail that is due, oldest first: how many went, and whether the
     run took ``limit`` messages and went through them all (``more``: the caller runs again
@@ -184,7 +185,9 @@ def deliver_due(
     (:func:`judge.services.outbox.confirm_claims`); the others are left to that judge, and
     at most a window's mails go twice.  A failure is recorded, and an untried message
     given back, only while ``owner`` holds it; one found taken over brings that check at
-    once (on SQLite too, where there is no window).
+    once (on SQLite too, where there is no window).  ``may_claim``: asked before each
+    claim (and before freeing the claims of senders that are gone); while it says no,
+    nothing more is claimed (:meth:`judge.services.presence.Presence.alive_enough`).
     """
     owner = owner or sender_token()
     window = _journal_window(sessions)
@@ -197,6 +200,11 @@ def deliver_due(
         claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
     if journal is not None:
         _record_journal(sessions, journal)
+    if may_claim is not None and not may_claim():
+        # This judge's heartbeat is late: the others may soon take it for gone and send
+        # what it holds; it frees and claims nothing until it beats again.
+        log.warning("this judge's heartbeat is late: claiming no mail for now")
+        return Delivered(0, False)
     started = now()
     _release_orphans(sessions, started, owner)
     ids = outbox.due_message_ids(sessions, started, limit)
@@ -205,6 +213,9 @@ def deliver_due(
     more = len(ids) >= limit > 0
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
+            if may_claim is not None and not may_claim():
+                log.warning("this judge's heartbeat is late: claiming no mail for now")
+                return Delivered(sent, False)
             # The claim also commits what the journal holds: one write transaction a batch.
             claimed = _claim(
                 sessions, ids[start : start + CLAIM_BATCH], now(), claim_time, journal, owner

@@ -165,9 +165,9 @@ def _worker_main(
     beaten: Any = None,
 ) -> None:
     """The body of a worker process: ``role`` is ``"inbox"`` (process stored mail, then
-    set ``notify``, telling ``busy`` when each message begins; claiming none while the
-    parent's last good heartbeat, the shared double ``beaten``, is late) or ``"outbox"``
-    (send queued mail)."""
+    set ``notify``, telling ``busy`` when each message begins) or ``"outbox"`` (send
+    queued mail); either claims nothing while the parent's last good heartbeat, the
+    shared double ``beaten`` (None: not asked, on SQLite), is late."""
     # The parent decides when to stop (SIGTERM, Ctrl-C reach the whole process group):
     # a signal here could cut an email off between the server's 250 and its record.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
@@ -185,18 +185,21 @@ def _worker_main(
     log.info("%s worker started", role)
     ready.set()
     work: Callable[[], bool | None]
+    may_claim = None
+    if beaten is not None:
+        # The parent process beats for this one: its claims go with that heartbeat.
+        may_claim = functools.partial(_beat_recent, beaten)
     try:
         if role == "inbox":
-            may_claim = None
-            if beaten is not None:
-                # The parent process beats for this one: its claims go with that heartbeat.
-                may_claim = functools.partial(_beat_recent, beaten)
             work = functools.partial(
                 _process_pass, app, utcnow, should_stop, notify, _Heartbeat(busy),
                 may_claim=may_claim,
             )  # fmt: skip
         else:
-            work = functools.partial(_send_pass, app, app.transport, utcnow, should_stop, journal)
+            work = functools.partial(
+                _send_pass, app, app.transport, utcnow, should_stop, journal,
+                may_claim=may_claim,
+            )  # fmt: skip
         run_loop(
             role, work, wake, should_stop, settings.tick_seconds, gather=settings.gather_seconds
         )
@@ -296,13 +299,15 @@ def _send_pass(
     should_stop: Callable[[], bool],
     journal: SentJournal | None,
     owner: str | None = None,
+    may_claim: Callable[[], bool] | None = None,
 ) -> bool:
     """Send the queued mail that is due; whether more may be due at once (the run stopped
     at its limit, or sent a claim batch's worth or more), for :func:`run_loop` to run again
-    without waiting.  ``owner``: the name of the claims (default: this process)."""
+    without waiting.  ``owner``: the name of the claims (default: this process);
+    ``may_claim``: as for :func:`_process_pass`."""
     sent, more = deliver_due(
         app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal,
-        owner=owner,
+        owner=owner, may_claim=may_claim,
     )  # fmt: skip
     if sent:
         log.info("sent %d message(s)", sent)
@@ -457,8 +462,9 @@ class Server:
 
     def _send(self) -> bool:
         return _send_pass(
-            self.app, self.transport, self.clock, self.stopping.is_set, self._journal, self.token
-        )
+            self.app, self.transport, self.clock, self.stopping.is_set, self._journal, self.token,
+            may_claim=self._may_claim,
+        )  # fmt: skip
 
     def reload(self) -> None:
         """Look at the game files at the deadline loop's next pass, now (SIGHUP)."""
@@ -735,7 +741,7 @@ class Server:
                 os.getpid(),
                 worker.ready,
                 worker.busy,
-                self._beaten if worker.role == "inbox" and self.shared else None,
+                self._beaten if self.shared else None,
             ),
             name=f"judge-{worker.role}",
             daemon=True,

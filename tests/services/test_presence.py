@@ -396,6 +396,35 @@ def test_a_judge_whose_heartbeat_is_late_claims_no_stored_message(
     assert process_pending(app.sessions, app.judge, lambda: NOW, may_claim=lambda: True) == 1
 
 
+def test_a_judge_whose_heartbeat_is_late_claims_no_mail(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """The sender asks before it frees others' claims and before each claim: while this
+    judge's heartbeat is late it takes nothing, then sends everything once it beats."""
+    from judge.runtime import sender
+
+    app, _table = started_game(tmp_path, postgres_database_url)
+    queue_results(app, 3, NOW)
+
+    class Counting:
+        sent = 0
+
+        def send(self, _mail: object) -> None:
+            Counting.sent += 1
+
+    late = sender.deliver_due(app.sessions, app.judge, Counting(), lambda: NOW,
+                              may_claim=lambda: False)  # fmt: skip
+    assert (late.sent, Counting.sent) == (0, 0)
+    with app.sessions() as session:
+        claimed = session.scalars(
+            select(OutboundMessage.id).where(OutboundMessage.claimed_by.is_not(None))
+        ).all()
+    assert claimed == []
+    beaten = sender.deliver_due(app.sessions, app.judge, Counting(), lambda: NOW,
+                                may_claim=lambda: True)  # fmt: skip
+    assert beaten.sent == Counting.sent >= 3
+
+
 def test_a_judge_whose_heartbeat_is_late_claims_no_game(
     tmp_path: Path, postgres_database_url: str
 ) -> None:
