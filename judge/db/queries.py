@@ -662,17 +662,22 @@ def any_pending_inbound(session: Session) -> bool:
     return found is not None
 
 
-def count_inbound_attempts(session: Session, ids: Sequence[int], step: int) -> None:
-    """Add ``step`` to the attempts of the messages ``ids`` still to process."""
+def count_inbound_attempts(
+    session: Session, ids: Sequence[int], step: int, claimant: str | None = None
+) -> None:
+    """Add ``step`` to the attempts of the messages ``ids`` still to process (with
+    ``claimant``: only those it holds, or nobody does: a judge wrongly taken for gone
+    must not count attempts at messages another judge took over, and park them early)."""
     for start in range(0, len(ids), _IN_CHUNK):
-        session.execute(
-            update(_INBOUND)
-            .where(
-                _INBOUND.c.id.in_(ids[start : start + _IN_CHUNK]),
-                _INBOUND.c.state.in_(_TO_PROCESS),
-            )
-            .values(attempts=_INBOUND.c.attempts + step)
+        query = update(_INBOUND).where(
+            _INBOUND.c.id.in_(ids[start : start + _IN_CHUNK]),
+            _INBOUND.c.state.in_(_TO_PROCESS),
         )
+        if claimant is not None:
+            query = query.where(
+                or_(_INBOUND.c.claimed_by.is_(None), _INBOUND.c.claimed_by == claimant)
+            )
+        session.execute(query.values(attempts=_INBOUND.c.attempts + step))
 
 
 def inbound_raws(session: Session, ids: Sequence[int]) -> dict[int, tuple[bytes, int]]:

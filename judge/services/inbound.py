@@ -187,7 +187,7 @@ def process_batch(
     if len(inbound_ids) == 1:
         only = inbound_ids[0]
         return {only: process_one(sessions, judge, only, now, progress=progress, claimant=me)}
-    _count_attempts(sessions, inbound_ids)
+    _count_attempts(sessions, inbound_ids, me)
     decoded, sizes = _decode_rows(sessions, judge, inbound_ids, progress)
     verdicts, covered = _preverified(
         sessions, judge, inbound_ids, decoded, sizes, now, PREVERIFY_SECONDS
@@ -210,7 +210,7 @@ def process_batch(
                 if time.monotonic() - started > budget:
                     break
             # Those left for the next batch were not attempted.
-            queries.count_inbound_attempts(session, inbound_ids[len(states) :], -1)
+            queries.count_inbound_attempts(session, inbound_ids[len(states) :], -1, me)
             write_changes(session, work)
     except Exception:
         log.warning(
@@ -241,7 +241,7 @@ def process_one(
     first (False: the caller did).  One another judge holds is left alone."""
     me = claimant or presence.process_token()
     if count:
-        _count_attempts(sessions, [inbound_id])
+        _count_attempts(sessions, [inbound_id], me)
     decoded, sizes = _decode_rows(sessions, judge, [inbound_id], progress)
     verdicts, _covered = _preverified(sessions, judge, [inbound_id], decoded, sizes, now)
     try:
@@ -267,10 +267,13 @@ def process_one(
         return InboundState.FAILED
 
 
-def _count_attempts(sessions: sessionmaker[Session], inbound_ids: Sequence[int]) -> None:
-    """Count an attempt at each message, committed before the attempt starts."""
+def _count_attempts(
+    sessions: sessionmaker[Session], inbound_ids: Sequence[int], claimant: str
+) -> None:
+    """Count an attempt at each message ``claimant`` holds (or nobody does), committed
+    before the attempt starts."""
     with sessions() as session, session.begin():
-        queries.count_inbound_attempts(session, inbound_ids, 1)
+        queries.count_inbound_attempts(session, inbound_ids, 1, claimant)
 
 
 def _decode_rows(
