@@ -4,7 +4,8 @@ Several ``judge serve`` processes, on one machine or several, may share one Post
 database.  Each piece of work is claimed before it is done (a stored message, a game's
 moment, a queued mail), in the name of the process doing it: its *token*,
 ``host:pid:start`` (:func:`process_token`; the start time tells a process from a later
-one given the same id).  A claim binds only while its process runs; this module says
+one given the same id; the host is the host name with a mark of the process ids it sees,
+:func:`this_host`).  A claim binds only while its process runs; this module says
 which ones do:
 
 * every process that claims work is registered in the ``judges`` table and beats there
@@ -21,13 +22,14 @@ which ones do:
 A judge that stops cleanly removes its rows, so that its claims are free at once.  The
 work itself is safe against a judge wrongly thought gone (its heartbeat held up): a
 message is processed only under a row lock that re-checks its claim
-(:mod:`judge.services.inbound`), and a phase only by a compare-and-set on the game's
-phase; the outbox's claims carry the same token.
+(:mod:`judge.services.inbound`), a phase only under the game's row lock, by whoever
+finds it still to do; the sender re-confirms its claimed mail every few mails.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import os
 import socket
@@ -93,17 +95,48 @@ def _process_stat(pid: int) -> tuple[str, str]:
         return "", ""
 
 
+@functools.lru_cache(maxsize=1)
+def this_host() -> str:
+    """This host's name in the tokens: the host name and a mark of the process ids this
+    process sees (the boot, and the process-id namespace).  Process ids say whether a
+    judge of this host is gone; two machines given one host name, containers that share
+    one, or this machine before a reboot are not this host, whose process ids would
+    wrongly call their judges dead: their silence decides instead."""
+    name = socket.gethostname()
+    mark = _process_ids_mark()
+    return f"{name}/{mark}" if mark else name
+
+
+def _process_ids_mark() -> str:
+    """A short digest of the boot id and the process-id namespace ("" where neither
+    can be read, as off Linux)."""
+    seen = []
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as boot:
+            seen.append(boot.read().strip())
+    except (OSError, UnicodeDecodeError):
+        seen.append("")
+    try:
+        seen.append(os.readlink("/proc/self/ns/pid"))
+    except OSError:
+        seen.append("")
+    if not any(seen):
+        return ""
+    return hashlib.sha256(" ".join(seen).encode()).hexdigest()[:12]
+
+
 def process_token(pid: int | None = None) -> str:
-    """The name a process's claims carry: host, process id and start time."""
+    """The name a process's claims carry: host (:func:`this_host`), process id and start
+    time."""
     if pid is None or pid == os.getpid():
         return _own_token(os.getpid())
-    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+    return f"{this_host()}:{pid}:{_process_stat(pid)[1]}"
 
 
 @functools.lru_cache(maxsize=4)
 def _own_token(pid: int) -> str:
     """This process's token, read once (by its id: a forked child has its own)."""
-    return f"{socket.gethostname()}:{pid}:{_process_stat(pid)[1]}"
+    return f"{this_host()}:{pid}:{_process_stat(pid)[1]}"
 
 
 def _parts(token: str) -> tuple[str, int] | None:
@@ -117,7 +150,7 @@ def _parts(token: str) -> tuple[str, int] | None:
 def on_this_host(token: str) -> bool:
     """Whether the process named ``token`` ran on this host."""
     parts = _parts(token)
-    return parts is not None and parts[0] == socket.gethostname()
+    return parts is not None and parts[0] == this_host()
 
 
 def gone_here(token: str) -> bool:
@@ -125,7 +158,7 @@ def gone_here(token: str) -> bool:
     on this host's own word: it ran here and no live process of that id and start time
     runs now.  A process of another host is never known gone here (see :func:`gone`)."""
     parts = _parts(token)
-    if parts is None or parts[0] != socket.gethostname():
+    if parts is None or parts[0] != this_host():
         return False
     pid, started = parts[1], token.rsplit(":", 1)[1]
     try:
@@ -193,7 +226,7 @@ def beat(session: Session, roles: Mapping[str, str]) -> None:
         queries.beat_judges(session, described, _wall_clock)
     dead = [
         token
-        for token in queries.judges_on_host(session, socket.gethostname())
+        for token in queries.judges_on_host(session, this_host())
         if token not in roles and gone_here(token)
     ]
     queries.remove_judges(session, dead, silent_for=FORGET_SECONDS, local=_wall_clock)

@@ -4,6 +4,7 @@ while their judge runs.  On SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 import time
@@ -30,7 +31,7 @@ from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
 from judge.services.outbox import insert_outbox, queue_mail
 
-HERE = socket.gethostname()
+HERE = presence.this_host()
 #: Judges of another host (their process ids mean nothing here).
 ELSEWHERE_A = "judge-a.example:100:1"
 ELSEWHERE_B = "judge-b.example:200:1"
@@ -61,6 +62,20 @@ def silent_for(app: App, token: str, seconds: float) -> None:
         row = session.get(JudgeProcess, token)
         assert row is not None
         row.seen_at -= timedelta(seconds=seconds)
+
+
+def test_a_machine_of_the_same_host_name_is_another_host() -> None:
+    """Two machines given one host name (or containers sharing one, or this machine
+    before a reboot) see other process ids: a token of such a machine is never taken
+    for gone by its process id here, only by its silence."""
+    name, mark = HERE.split("/")
+    assert name == socket.gethostname() and len(mark) == 12
+    twin = f"{name}/{'0' * 12}:{2**22 + 7}:1"  # no process of that id runs here
+    mine = presence.process_token()
+    assert presence.on_this_host(mine) and not presence.on_this_host(twin)
+    assert not presence.gone_here(twin)
+    assert presence.gone_here(f"{HERE}:{2**22 + 7}:1")
+    assert mine.startswith(f"{HERE}:{os.getpid()}:")
 
 
 def test_a_judge_of_another_host_is_gone_once_its_heartbeat_is_old(
@@ -202,8 +217,15 @@ def test_a_judge_thought_gone_does_not_process_what_another_took_over(
     with app.sessions() as session:
         row = session.get(InboundMessage, ids[0])
         assert row is not None
-        assert (row.state, row.claimed_by) == (InboundState.NEW, ELSEWHERE_B)
+        assert (row.state, row.claimed_by, row.attempts) == (InboundState.NEW, ELSEWHERE_B, 0)
     assert table.new_mail() == []
+    # Nor does it count attempts at it (enough of them would park the message early).
+    from judge.services.inbound import process_one
+
+    assert process_one(app.sessions, app.judge, ids[0], NOW, claimant=me) == "missing"
+    with app.sessions() as session:
+        row = session.get(InboundMessage, ids[0])
+        assert row is not None and row.attempts == 0
 
 
 def test_games_are_claimed_by_one_judge_at_a_time_and_freed_when_it_is_gone(
