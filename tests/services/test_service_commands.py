@@ -296,7 +296,7 @@ def test_the_reply_ration_counts_earlier_replies_and_the_batch_itself(
     assert [r.to_addr for r in table.new_mail()] == [robot]
     ids = [_store(app, robot, "HELP\n", f"r{n}@x") for n in range(4)]
     ids += [_store(app, other, "HELP\n", f"o{n}@x") for n in range(2)]
-    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
+    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"), budget=60.0) == {
         i: "done" for i in ids
     }
     # One reply before the batch: two more for the robot, then its ration is spent.
@@ -324,7 +324,7 @@ def test_orders_of_a_batch_are_written_before_its_game_master_processes(
         _store(app, france, "SIGNON Ftest01 paris-123\nCLEAR\nA Par-Pic\n", "p4@x"),
         _store(app, "gm@example.org", "SIGNON Mtest01 gm-secret\nPROCESS\n", "p5@x"),
     ]
-    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01")) == {
+    assert process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"), budget=60.0) == {
         i: "done" for i in ids
     }
     assert table.phase() == "F1901M"
@@ -364,7 +364,7 @@ def test_one_failure_in_a_batch_parks_that_message_only(
     monkeypatch.setattr(inbound, "handle", sometimes)
     body = "SIGNON Etest01 pw-eng\nF Lon-NTH\n"
     ids = [_store(app, "england@example.org", body, f"c{n}@x") for n in (1, 2, 3)]
-    states = process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"))
+    states = process_batch(app.sessions, app.judge, ids, at("2026-11-23 13:01"), budget=60.0)
     assert states == {ids[0]: "done", ids[1]: "failed", ids[2]: "done"}
     assert len(table.new_mail()) == 2
     with app.sessions() as session:
