@@ -36,6 +36,7 @@ __all__ = [
     "make_engine",
     "make_sessionmaker",
     "read_only",
+    "shareable",
     "upgrade",
 ]
 
@@ -183,6 +184,13 @@ def make_engine(url: str, *, foreign_keys: bool = True, durable: bool = True) ->
 
 #: The execution option that marks a session as read-only (see :func:`read_only`).
 READ_ONLY = "judge_read_only"
+
+
+def shareable(sessions: sessionmaker[Session]) -> bool:
+    """Whether several judge processes, on several machines, may share the database of
+    ``sessions``: any but SQLite (one machine's file)."""
+    bind = sessions.kw.get("bind")
+    return getattr(getattr(bind, "dialect", None), "name", "sqlite") != "sqlite"
 
 
 def read_only(session: Session) -> Session:

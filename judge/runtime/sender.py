@@ -34,6 +34,7 @@ from typing import NamedTuple
 
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge.db.session import shareable
 from judge.mail.transport import PermanentError, ServerUnavailable, Transport
 from judge.services import outbox, presence
 from judge.services.context import Judge
@@ -200,10 +201,16 @@ def deliver_due(
         claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
     if journal is not None:
         _record_journal(sessions, journal)
-    if may_claim is not None and not may_claim():
+
+    def late() -> bool:
         # This judge's heartbeat is late: the others may soon take it for gone and send
         # what it holds; it frees and claims nothing until it beats again.
+        if may_claim is None or may_claim():
+            return False
         log.warning("this judge's heartbeat is late: claiming no mail for now")
+        return True
+
+    if late():
         return Delivered(0, False)
     started = now()
     _release_orphans(sessions, started, owner)
@@ -213,8 +220,7 @@ def deliver_due(
     more = len(ids) >= limit > 0
     try:
         for start in range(0, len(ids), CLAIM_BATCH):
-            if may_claim is not None and not may_claim():
-                log.warning("this judge's heartbeat is late: claiming no mail for now")
+            if start and late():
                 return Delivered(sent, False)
             # The claim also commits what the journal holds: one write transaction a batch.
             claimed = _claim(
@@ -324,9 +330,7 @@ def _confirm(
 def _journal_window(sessions: sessionmaker[Session]) -> int:
     """How many sent mails the journal may hold before they are committed: 0 (a claim
     batch's worth) on SQLite, else :data:`SHARED_JOURNAL_WINDOW`."""
-    bind = sessions.kw.get("bind")
-    dialect = getattr(getattr(bind, "dialect", None), "name", "sqlite")
-    return 0 if dialect == "sqlite" else SHARED_JOURNAL_WINDOW
+    return SHARED_JOURNAL_WINDOW if shareable(sessions) else 0
 
 
 def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:

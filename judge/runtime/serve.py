@@ -40,7 +40,7 @@ from sqlalchemy.orm import Session
 from judge.config import JudgeSettings
 from judge.db import queries
 from judge.db.models import Game, GameStatus
-from judge.db.session import read_only
+from judge.db.session import read_only, shareable
 from judge.mail.transport import Transport
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler
@@ -411,8 +411,7 @@ class Server:
         #: Whether judges on other machines may share the database (not SQLite): only
         #: then can this one's claims be taken for its silence, so only then does a late
         #: heartbeat stop it claiming work (on SQLite that would only hold it up).
-        bind = app.sessions.kw.get("bind")
-        self.shared = getattr(getattr(bind, "dialect", None), "name", "sqlite") != "sqlite"
+        self.shared = shareable(app.sessions)
         #: How many games the last pass looked at (without failing).
         self._looked = 0
         self.game_file_seconds = GAME_FILE_SECONDS
@@ -540,7 +539,7 @@ class Server:
                     self._release_games([g for g, _n, _w in page[index:]])
                     return
                 try:
-                    self._look(game_id, name, now)
+                    self._look(game_id, now)
                 except Exception:
                     self._count_error()
                     log.exception("%s: looking at its deadline failed; retrying", name)
@@ -584,7 +583,7 @@ class Server:
             # start, new deadline, a note to the master), and waking the sender is cheap.
             self.outbox_ready.set()
 
-    def _look(self, game_id: int, name: str, now: datetime) -> None:
+    def _look(self, game_id: int, now: datetime) -> None:
         """Look at one game whose moment came: its notices, its phase if due, and its
         next moment, in one transaction (a burst's cost is mostly round trips and
         commits: one look, one commit), the game's row locked throughout."""

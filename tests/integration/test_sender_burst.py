@@ -7,13 +7,11 @@ import threading
 from pathlib import Path
 
 from sqlalchemy import func, select
-from support.servicekit import at, started_game
+from support.servicekit import at, queue_results, started_game
 
 from judge.db.models import OutboundMessage
-from judge.render import RenderedMail
 from judge.runtime.sender import CLAIM_BATCH, Delivered, deliver_due, deliver_pending
 from judge.runtime.serve import _send_pass, run_loop
-from judge.services.outbox import insert_outbox, queue_mail
 
 
 def test_a_run_says_whether_it_stopped_at_its_limit(tmp_path: Path) -> None:
@@ -94,14 +92,7 @@ def test_a_send_pass_that_found_a_backlog_runs_again_at_once(tmp_path: Path) -> 
     app, _table = started_game(tmp_path)  # its game start queued 8 mails
     now = at("2026-11-23 12:01")
     assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is False
-    with app.sessions() as session, session.begin():
-        rows: list[dict[str, object]] = []
-        for number in range(CLAIM_BATCH):
-            queue_mail(
-                session, app.judge, to=f"p{number}@example.org", kind="results", now=now,
-                mail=RenderedMail("Diplomacy results", "Spring 1901.\n"), into=rows,
-            )  # fmt: skip
-        insert_outbox(session, rows)
+    queue_results(app, CLAIM_BATCH, now)
     assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is True
     with app.sessions() as session:
         assert set(session.scalars(select(OutboundMessage.state))) == {"sent"}

@@ -15,21 +15,19 @@ from pathlib import Path
 import pytest
 from sqlalchemy import select, update
 from sqlalchemy.exc import OperationalError
-from support.servicekit import at, game_row, started_game
+from support.servicekit import at, game_row, queue_results, started_game
 
 from judge.db import queries
 from judge.db.models import Game, InboundMessage, InboundState, JudgeProcess, OutboundMessage
 from judge.db.session import make_engine
 from judge.mail.outgoing import OutgoingMail
 from judge.mail.transport import PermanentError, ServerUnavailable, TransientError
-from judge.render import RenderedMail
 from judge.runtime.bootstrap import App
 from judge.runtime.sender import deliver_pending
 from judge.runtime.serve import Server
 from judge.services import outbox, presence
 from judge.services.inbound import process_pending
 from judge.services.intake import receive_many
-from judge.services.outbox import insert_outbox, queue_mail
 
 HERE = presence.this_host()
 #: Judges of another host (their process ids mean nothing here).
@@ -475,18 +473,6 @@ def test_on_sqlite_a_late_heartbeat_holds_up_nothing(tmp_path: Path, sqlite_url:
 
 
 # -- a sender taken for gone while it is sending ------------------------------------------
-
-
-def queue_results(app: App, count: int, now: datetime) -> None:
-    """Queue ``count`` more mails (a burst's results), one statement."""
-    with app.sessions() as session, session.begin():
-        rows: list[dict[str, object]] = []
-        for number in range(count):
-            queue_mail(
-                session, app.judge, to=f"p{number}@example.org", kind="results", now=now,
-                mail=RenderedMail("Diplomacy results", "Spring 1901.\n"), into=rows,
-            )  # fmt: skip
-        insert_outbox(session, rows)
 
 
 @pytest.mark.parametrize("journaled", [True, False], ids=["journal", "no-journal"])

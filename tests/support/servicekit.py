@@ -11,10 +11,12 @@ from sqlalchemy import select
 
 from judge.config import JudgeSettings
 from judge.db.models import Game, OutboundMessage, Player
+from judge.render import RenderedMail
 from judge.runtime.bootstrap import App, open_app
 from judge.services.games import current_position, process_game
 from judge.services.inbound import process_one
 from judge.services.intake import receive
+from judge.services.outbox import insert_outbox, queue_mail
 from support import DATA
 
 GOLDEN = DATA / "golden" / "e2e"
@@ -172,3 +174,16 @@ def player(app: App, power: str) -> Player:
     """The seat of ``power``, as stored now."""
     with app.sessions() as session:
         return session.scalars(select(Player).where(Player.power == power)).one()
+
+
+def queue_results(app: App, count: int, now: datetime) -> None:
+    """Queue ``count`` more results mails (a burst's, one to each of ``count`` made-up
+    players), in one statement."""
+    with app.sessions() as session, session.begin():
+        rows: list[dict[str, object]] = []
+        for number in range(count):
+            queue_mail(
+                session, app.judge, to=f"p{number}@example.org", kind="results", now=now,
+                mail=RenderedMail("Diplomacy results", "Spring 1901.\n"), into=rows,
+            )  # fmt: skip
+        insert_outbox(session, rows)
