@@ -3,6 +3,7 @@
     python benchmarks/bench_deadline.py [--games 200] [--maps both|on|off]
     python benchmarks/bench_deadline.py --serve [--games 1000] [--postgres] [--repeat 1]
                                         [--maps off|on|both] [--lead 8] [--drain]
+                                        [--sink light|aiosmtpd]
 
 In process (the default), on a SQLite file in a temporary directory: ``--games`` games of
 seven players are loaded and started (their game-start mail queued), then the clock is
@@ -18,12 +19,14 @@ and how many pictures were stored; nothing is asserted (the tests do that).
 sent, and the database copied for each run (a file copy; ``CREATE DATABASE ... TEMPLATE``).
 For each run every game's deadline is set, in the database, to the same moment
 ``--lead`` seconds ahead, then ``judge serve`` starts as a subprocess with a settings file
-(worker processes, its ``[smtp]`` an aiosmtpd sink in this process that notes when each
-mail arrives).  Prints: deadline -> first adjudication, -> last adjudication (the judge's
-log lines "... processed at the deadline"), -> last results email received by the sink,
-and last adjudication -> last email; and the CPU seconds (user + sys) of the judge and
-its workers, and of PostgreSQL, from the deadline to the last email.  Nothing here
-depends on how the judge's deadline loop is woken: the deadline, and each game's
+(worker processes, its ``[smtp]`` a sink in this process that notes when each mail
+arrives: ``--sink light``, the default, :mod:`benchmarks.relay_sink`, a stand-in for a
+relay on another machine that costs this one little; ``--sink aiosmtpd``, the tests'
+sink).  Prints: deadline -> first adjudication, -> last adjudication (the judge's log
+lines "... processed at the deadline"), -> last results email received by the sink, and
+last adjudication -> last email; and the CPU seconds (user + sys) of the judge and its
+workers, of PostgreSQL and of this process (the sink, mostly), from the deadline to the
+last email.  Nothing here depends on how the judge's deadline loop is woken: the deadline, and each game's
 ``wake_at`` for it, are in the database before the judge starts.
 
 ``--drain``: after the runs, each run's results mails are queued again, all due at once,
@@ -38,6 +41,7 @@ import argparse
 import contextlib
 import cProfile
 import re
+import resource
 import shutil
 import statistics
 import sys
@@ -122,12 +126,17 @@ _MESSAGE_ID = re.compile(rb"^Message-ID:\s*(\S+)", re.MULTILINE | re.IGNORECASE)
 
 
 class ArrivalSink:
-    """An aiosmtpd sink (tests/support/smtpsink.py) that keeps only when each mail
-    arrived and how often each Message-ID came (a mail sent twice): 10,000 games send
-    80,000 mails, too many to keep whole."""
+    """The relay the judge sends through, keeping only when each mail arrived and how
+    often each Message-ID came (a mail sent twice): 10,000 games send 70,000 mails, too
+    many to keep whole.  ``kind``: ``"light"`` (:mod:`benchmarks.relay_sink`, the
+    default: a relay on another machine costs this one nothing, and this sink nearly
+    nothing) or ``"aiosmtpd"`` (the tests' sink, ``tests/support/smtpsink.py``, about
+    1 ms of CPU a mail taken from the judge's two CPUs)."""
 
-    def __init__(self) -> None:
+    def __init__(self, kind: str = "light") -> None:
         from support.smtpsink import Received, SmtpSink
+
+        from benchmarks.relay_sink import LightSink
 
         outer = self
 
@@ -140,11 +149,22 @@ class ArrivalSink:
                     if found:
                         outer.ids[found.group(1)] += 1
 
-        self.lock = threading.Lock()
-        self.arrivals: list[float] = []
-        self.ids: Counter[bytes] = Counter()
-        self.sink = _Sink()
-        self.host, self.port = self.sink.host, self.sink.port
+        self.kind = kind
+        self.sink: SmtpSink | LightSink
+        if kind == "light":
+            self.sink = LightSink()
+            self.lock, self.arrivals, self.ids = self.sink.lock, self.sink.arrivals, self.sink.ids
+        else:
+            self.lock = threading.Lock()
+            self.arrivals = []
+            self.ids = Counter()
+            self.sink = _Sink()
+        self.host = self.sink.host
+
+    @property
+    def port(self) -> int:
+        """The port it listens on (the light sink's is known once started)."""
+        return self.sink.port
 
     def count(self) -> int:
         with self.lock:
@@ -240,12 +260,20 @@ class ServeRun:
     expected: int
     judge_cpu: float
     postgres_cpu: float
+    #: user+sys of this process (the sink's thread, mostly) from the deadline to the last mail
+    sink_cpu: float
     ready: float  # when the (last) judge was serving, from the deadline (negative: before)
     #: Phases processed by each judge, in the order of the settings files.
     shares: list[int]
     #: Games processed by more than one judge; mails the sink got more than once.
     twice_processed: int
     twice_sent: int
+
+
+def _own_cpu() -> float:
+    """User + system CPU seconds of this process so far."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _read(path: Path) -> str:
@@ -285,6 +313,7 @@ def serve_run(
         if ready is None and all("serving as" in _read(log) for log in logs):
             ready = 0.0
         cpu_before = sum(judge.cpu_seconds() for judge in judges)
+        sink_before = _own_cpu()
         pg_before = tree_cpu_seconds(postgres_pid) if postgres_pid else 0.0
         engine = make_engine(database_url)
         expected = 7 * games  # one results mail a power at least; counted below
@@ -311,6 +340,7 @@ def serve_run(
                 print(f"    gave up: {count} of {expected} mails after {stall} s without one")
                 break
         judge_cpu = sum(judge.cpu_seconds() for judge in judges) - cpu_before
+        sink_cpu = _own_cpu() - sink_before
         postgres_cpu = (tree_cpu_seconds(postgres_pid) - pg_before) if postgres_pid else 0.0
         engine.dispose()
     finally:
@@ -340,6 +370,7 @@ def serve_run(
         expected=expected,
         judge_cpu=judge_cpu,
         postgres_cpu=postgres_cpu,
+        sink_cpu=sink_cpu,
         ready=ready if ready is not None else float("nan"),
         shares=shares,
         twice_processed=sum(1 for n in by_game.values() if n > 1),
@@ -364,8 +395,6 @@ def drain_run(
     """Queue again every results mail of the finished run in ``database_url`` and start
     ``judge serve`` on it: the pace of the sender with all of a burst's mail due at once
     (what the tail after the last adjudication would be if adjudicating cost nothing)."""
-    import resource
-
     from benchmarks.bench_mail import Subprocess
     from judge.db.session import make_engine
 
@@ -390,8 +419,7 @@ def drain_run(
             if count and not seen_first:
                 seen_first = True
                 cpu_first = judge.cpu_seconds()
-                usage = resource.getrusage(resource.RUSAGE_SELF)
-                sink_first = usage.ru_utime + usage.ru_stime
+                sink_first = _own_cpu()
             if count >= expected:
                 break
             if count != last_count:
@@ -402,8 +430,7 @@ def drain_run(
                 print(f"    gave up: {count} of {expected} mails after {stall} s without one")
                 break
         judge_cpu = judge.cpu_seconds() - cpu_first
-        usage = resource.getrusage(resource.RUSAGE_SELF)
-        sink_cpu = usage.ru_utime + usage.ru_stime - sink_first
+        sink_cpu = _own_cpu() - sink_first
     finally:
         judge.stop()
     with sink.lock:
@@ -435,14 +462,14 @@ def serve_mode(args: argparse.Namespace) -> int:
             postgres = PostgresServer(fsync=True)
             stack.callback(postgres.stop)
             postgres.start()
-        sink = ArrivalSink()
+        sink = ArrivalSink(args.sink)
         sink.sink.start()
         stack.callback(sink.sink.close)
         database = "PostgreSQL 15" if postgres is not None else "SQLite"
-        print(f"judge serve, {args.games} games due at one moment, {database}")
+        print(f"judge serve, {args.games} games due at one moment, {database}, {sink.kind} sink")
         print(
             f"{'maps':<5} {'run':>3} {'ready':>6} {'first':>6} {'last':>6} {'mail':>7} "
-            f"{'adj->mail':>9} {'mails':>7} {'judge cpu':>9} {'pg cpu':>7}"
+            f"{'adj->mail':>9} {'mails':>7} {'judge cpu':>9} {'pg cpu':>7} {'sink cpu':>8}"
         )
         for maps in maps_settings:
             tag = "on" if maps else "off"
@@ -484,7 +511,7 @@ def serve_mode(args: argparse.Namespace) -> int:
                 print(
                     f"{tag:<5} {number:>3} {one.ready:>6.1f} {_s(one.first):>6} {_s(one.last):>6} "
                     f"{_s(one.last_mail):>7} {_s(gap):>9} {one.mails:>7} {one.judge_cpu:>9.1f} "
-                    f"{one.postgres_cpu:>7.1f}   (copy {copy_s:.1f} s"
+                    f"{one.postgres_cpu:>7.1f} {one.sink_cpu:>8.1f}   (copy {copy_s:.1f} s"
                     + (f"; only {one.adjudicated} adjudicated" if one.adjudicated < args.games
                        else "")
                     + (f"; {one.expected} mails expected" if one.mails < one.expected else "")
@@ -541,6 +568,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--profile", type=Path, help="in process: cProfile the burst into FILE")
     parser.add_argument("--serve", action="store_true", help="run the real judge serve")
     parser.add_argument("--postgres", action="store_true", help="--serve on PostgreSQL")
+    parser.add_argument(
+        "--sink",
+        choices=("light", "aiosmtpd"),
+        default="light",
+        help="--serve: the relay stand-in (default light: benchmarks/relay_sink.py)",
+    )
     parser.add_argument("--repeat", type=int, default=1, help="--serve runs per setting")
     parser.add_argument("--lead", type=float, default=8.0, help="seconds to the deadline")
     parser.add_argument("--stall", type=float, default=60.0, help="give up after")

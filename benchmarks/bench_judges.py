@@ -7,7 +7,7 @@ maps off, their game-start mail marked sent) and the database copied for each ru
 (``CREATE DATABASE ... TEMPLATE``).  For each run every game's deadline is set to the same
 moment ``--lead`` seconds ahead, then N ``judge serve`` processes start on that one
 database, each with its own settings file and ``var/`` directory (as on N machines), all
-sending to one aiosmtpd sink in this process (``bench_deadline.ArrivalSink``).
+sending to one sink in this process (``bench_deadline.ArrivalSink``, the light one).
 
 Prints, per N: deadline -> first and last adjudication (the judges' log lines "...
 processed"), -> last results email at the sink, last adjudication -> last email; how the

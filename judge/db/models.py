@@ -24,6 +24,7 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
     event,
+    text,
 )
 from sqlalchemy.orm import (
     DeclarativeBase,
@@ -189,6 +190,15 @@ class OutboundState(enum.StrEnum):
     QUEUED = "queued"
     SENT = "sent"
     FAILED = "failed"
+
+
+#: The condition of ``outbox``'s partial index of queued mail, as its queries say it (a
+#: literal, not a bound parameter: a planner can only match a partial index's condition
+#: to the same words, and PostgreSQL's generic plans know no parameter's value).
+QUEUED_MAIL = text("state = 'queued'")
+#: The condition of the partial index of mail holding a password, as SQLAlchemy writes
+#: ``OutboundMessage.secret.is_(True)`` in each dialect (the queries' words).
+SECRET_MAIL = {"sqlite": "secret IS 1", "postgresql": "secret IS true"}
 
 
 def _one_of(column: str, values: type[enum.StrEnum]) -> CheckConstraint:
@@ -462,6 +472,21 @@ class OutboundMessage(Base):
         _one_of("state", OutboundState),
         # The per-sender reply ration counts a sender's recent mail on every message.
         Index(None, "to_addr", "created_at"),
+        # The sender's looks (what is due, who holds what) read only queued mail, a few
+        # rows among every mail ever sent: partial indexes hold just those, and the
+        # queries name the same condition word for word (``judge.db.queries``), which is
+        # how SQLite and PostgreSQL know they may use them.  Not an index on ``state``:
+        # it held an entry for every version of every row, dead ones too (each claim and
+        # each "sent" writes a new version), which PostgreSQL read through at every look
+        # until a vacuum came; and a claim, which changes no indexed column, can now be
+        # written in place.
+        Index("ix_outbox_queued", "id", sqlite_where=QUEUED_MAIL, postgresql_where=QUEUED_MAIL),
+        Index(
+            "ix_outbox_secret_flagged",
+            "id",
+            sqlite_where=text(SECRET_MAIL["sqlite"]),
+            postgresql_where=text(SECRET_MAIL["postgresql"]),
+        ),
     )
 
     id: Mapped[int] = mapped_column(primary_key=True)
@@ -475,12 +500,12 @@ class OutboundMessage(Base):
     kind: Mapped[str] = mapped_column(String)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id", ondelete="SET NULL"))
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound.id", ondelete="SET NULL"))
-    state: Mapped[str] = mapped_column(String, default=OutboundState.QUEUED, index=True)
+    state: Mapped[str] = mapped_column(String, default=OutboundState.QUEUED)
     attempts: Mapped[int] = mapped_column(default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
     #: When the sender may try again: None for "now"; set after a temporary failure (the
     #: growing delay between retries) and while a sender holds the message.
-    next_attempt_at: Mapped[datetime | None] = mapped_column(index=True)
+    next_attempt_at: Mapped[datetime | None]
     #: The sender process holding the message while ``next_attempt_at`` is in the future
     #: (``judge.runtime.sender.sender_token``): a later run gives the message back at once
     #: when that process is gone, instead of waiting for the claim to run out.
@@ -489,9 +514,9 @@ class OutboundMessage(Base):
     sent_at: Mapped[datetime | None]
     #: The body holds a password (a game start, a replacement's welcome, a reset): it is
     #: replaced by a note once the mail is sent or given up, and the flag cleared
-    #: (``judge.services.outbox``).  Indexed: the few flagged rows are found without
-    #: reading the whole outbox.
-    secret: Mapped[bool] = mapped_column(default=False, server_default="0", index=True)
+    #: (``judge.services.outbox``).  Indexed where set (``ix_outbox_secret``): the few
+    #: flagged rows are found without reading the whole outbox.
+    secret: Mapped[bool] = mapped_column(default=False, server_default="0")
     #: The pictures sent with the mail, in order: ``[{"picture": <Picture.id>,
     #: "filename": "ewinter01-S1901M.png"}]``; None (most mail) for none.  A picture is
     #: stored once (:class:`Picture`) and named here by every mail that carries it.

@@ -24,6 +24,7 @@ from sqlalchemy import (
     insert,
     inspect,
     literal,
+    literal_column,
     or_,
     select,
     text,
@@ -739,6 +740,11 @@ def insert_outbox(session: Session, rows: Sequence[dict[str, Any]]) -> None:
         session.execute(insert(_OUTBOX), list(rows))
 
 
+#: "Queued", in the words of the outbox's partial index (:data:`judge.db.models.QUEUED_MAIL`):
+#: every query of queued mail says it so, and reads that index, not the whole outbox.
+_QUEUED = _OUTBOX.c.state == literal_column("'queued'")
+
+
 def _due(at: datetime) -> Any:
     """The SQL condition "an outbox message that may be tried at ``at``"."""
     return or_(OutboundMessage.next_attempt_at.is_(None), OutboundMessage.next_attempt_at <= at)
@@ -749,7 +755,7 @@ def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
     return list(
         session.scalars(
             select(OutboundMessage.id)
-            .where(OutboundMessage.state == OutboundState.QUEUED, _due(at))
+            .where(_QUEUED, _due(at))
             .order_by(OutboundMessage.id)
             .limit(limit)
         )
@@ -779,7 +785,7 @@ def claim_outbox(
         update(OutboundMessage)
         .where(
             OutboundMessage.id.in_(ids),
-            OutboundMessage.state == OutboundState.QUEUED,
+            _QUEUED,
             _due(at),
         )
         .values(attempts=OutboundMessage.attempts + 1, next_attempt_at=until, claimed_by=owner)
@@ -807,7 +813,7 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
         .where(
             _OUTBOX.c.id.in_(list(ids)),
             _OUTBOX.c.claimed_by == owner,
-            _OUTBOX.c.state == OutboundState.QUEUED,
+            _QUEUED,
         )
         .values(next_attempt_at=until)
         .returning(_OUTBOX.c.id)
@@ -825,7 +831,7 @@ def release_outbox(
             update(OutboundMessage)
             .where(
                 OutboundMessage.id == message.id,
-                OutboundMessage.state == OutboundState.QUEUED,
+                _QUEUED,
                 OutboundMessage.claimed_by == owner,
             )
             .values(attempts=OutboundMessage.attempts - 1, next_attempt_at=was_due, claimed_by=None)
@@ -839,7 +845,7 @@ def outbox_claimants(session: Session, at: datetime) -> list[str]:
         session.scalars(
             select(OutboundMessage.claimed_by)
             .where(
-                OutboundMessage.state == OutboundState.QUEUED,
+                _QUEUED,
                 OutboundMessage.claimed_by.is_not(None),
                 OutboundMessage.next_attempt_at > at,
             )
@@ -853,7 +859,7 @@ def release_claims_of(session: Session, owner: str) -> int:
     many.  The attempt it counted stays counted."""
     result = session.execute(
         update(_OUTBOX)
-        .where(_OUTBOX.c.claimed_by == owner, _OUTBOX.c.state == OutboundState.QUEUED)
+        .where(_OUTBOX.c.claimed_by == owner, _QUEUED)
         .values(next_attempt_at=None, claimed_by=None)
     )
     return int(getattr(result, "rowcount", 0) or 0)

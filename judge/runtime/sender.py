@@ -68,7 +68,7 @@ MAX_RETRY_DELAY = timedelta(hours=1)
 #: process (:func:`sender_token`): when that process is gone (dead on this host, or silent
 #: in the ``judges`` table for :data:`judge.services.presence.GONE_SECONDS`), the next
 #: delivery run gives its messages back at once; this long is the last resort.  (On a
-#: shareable database the claims of a batch are renewed every journal window.)
+#: shareable database each journal window's claims are renewed as its turn comes.)
 CLAIM_TIME = timedelta(minutes=10)
 #: Messages claimed in one transaction by :func:`deliver_pending`: one commit for the lot
 #: (three statements, and the journal's sent mail of the batch before).  At 20 the claims
@@ -143,6 +143,7 @@ def deliver_due(
     journal: SentJournal | None = None,
     owner: str | None = None,
     may_claim: Callable[[], bool] | None = None,
+    free_orphans: bool = True,
 ) -> Delivered:
     """Deliver the queued mail that is due, oldest first: how many went, and whether the
     run took ``limit`` messages and went through them all (``more``: the caller runs again
@@ -182,13 +183,15 @@ def deliver_due(
     :func:`sender_token`); the claims of senders that are gone are freed first.  Another
     judge may take this one for gone while it is alive (its heartbeat held up) and free
     its claims: so on a shareable database, with the journal's commit every window, one
-    statement renews the batch's remaining claims and says which are still this sender's
+    statement renews the claims of the window about to go and says which are still this sender's
     (:func:`judge.services.outbox.confirm_claims`); the others are left to that judge, and
     at most a window's mails go twice.  A failure is recorded, and an untried message
     given back, only while ``owner`` holds it; one found taken over brings that check at
     once (on SQLite too, where there is no window).  ``may_claim``: asked before each
     claim (and before freeing the claims of senders that are gone); while it says no,
     nothing more is claimed (:meth:`judge.services.presence.Presence.alive_enough`).
+    ``free_orphans``: False skips the look for the claims of senders that are gone (a
+    caller running again at once, in a burst, looks at most every heartbeat).
     """
     owner = owner or sender_token()
     window = _journal_window(sessions)
@@ -213,9 +216,15 @@ def deliver_due(
     if late():
         return Delivered(0, False)
     started = now()
-    _release_orphans(sessions, started, owner)
+    if free_orphans:
+        _release_orphans(sessions, started, owner)
     ids = outbox.due_message_ids(sessions, started, limit)
     sent = 0
+    # Whether the purge of passwords (:func:`judge.services.outbox.purge_secrets`) must
+    # look: after a run that tried mail holding one, and in a run with nothing to send
+    # (what a run before a crash sent is purged then); not after each run of a burst's
+    # results, where it was a read of its own every hundred mails.
+    secrets = not ids
     # Stopped at the limit: the next run may find more due (a burst's results).
     more = len(ids) >= limit > 0
     try:
@@ -231,23 +240,37 @@ def deliver_due(
             pictures = outbox.picture_blobs(
                 sessions, [message for message, _due in claimed], judge=judge
             )
+            secrets = secrets or any(message.secret for message, _due in claimed)
             held = deque(claimed)  # the claims of the batch still to try, in turn
-            taken = 0  # mails taken in turn since the window began
+            # The claims that go before the next confirmation: a window's worth (on
+            # SQLite, where there is no window, the whole batch), each confirmed (renewed,
+            # and checked for mail taken over) as its turn comes, so that a judge taken
+            # for gone sends at most a window of what another took.  Only the window
+            # about to go: renewing the whole batch at every window wrote five new
+            # versions of each mail on average, which PostgreSQL's looks at the queued
+            # mail then read through until a vacuum.  The first window was claimed just
+            # now.  Counted in mails taken, sent or not, so that failures never put the
+            # journal's commit (made with each confirmation) off.
+            ready: deque[outbox.Claimed] = deque()
+            fresh = True
             lost = False  # a failure found its mail taken over by another judge
-            while held:
-                if lost or (window and taken == window):
-                    # Counted in mails taken, sent or not, so that failures never put the
-                    # journal's commit off; and the claims are confirmed here, so that a
-                    # judge taken for gone sends at most a window of what another took.
-                    held = _confirm(sessions, held, now(), claim_time, journal, owner)
-                    taken, lost = 0, False
+            while held or ready:
+                if lost or not ready:
+                    if lost:
+                        held.extendleft(reversed(ready))  # each checked again
+                        ready.clear()
+                    turn = [held.popleft() for _ in range(min(window or len(held), len(held)))]
+                    if fresh and not lost:
+                        ready.extend(turn)
+                    else:
+                        ready.extend(_confirm(sessions, turn, now(), claim_time, journal, owner))
+                    fresh = lost = False
                     continue
                 if should_stop is not None and should_stop():
-                    outbox.release_messages(sessions, held, owner)
+                    outbox.release_messages(sessions, [*ready, *held], owner)
                     return Delivered(sent, False)
-                message, _was_due = held.popleft()
+                message, _was_due = ready.popleft()
                 message_id = message.id
-                taken += 1
                 try:
                     transport.send(outbox.outgoing_mail(message, judge.settings, now(), pictures))
                 except PermanentError as err:
@@ -263,7 +286,7 @@ def deliver_due(
                     )
                     if isinstance(err, ServerUnavailable):
                         log.warning("mail server unavailable, delivery run stopped: %s", err)
-                        outbox.release_messages(sessions, held, owner)
+                        outbox.release_messages(sessions, [*ready, *held], owner)
                         return Delivered(sent, False)
                 else:
                     # First thing after the server's 250: the window for a duplicate is
@@ -274,7 +297,8 @@ def deliver_due(
     finally:
         if journal is not None:
             _record_journal(sessions, journal)
-        outbox.purge_secrets(sessions)
+        if secrets:
+            outbox.purge_secrets(sessions)
     return Delivered(sent, more)
 
 

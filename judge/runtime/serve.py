@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import math
 import multiprocessing
 import os
 import signal
@@ -198,7 +199,7 @@ def _worker_main(
         else:
             work = functools.partial(
                 _send_pass, app, app.transport, utcnow, should_stop, journal,
-                may_claim=may_claim,
+                may_claim=may_claim, looked=[-math.inf],
             )  # fmt: skip
         run_loop(
             role, work, wake, should_stop, settings.tick_seconds, gather=settings.gather_seconds
@@ -300,14 +301,23 @@ def _send_pass(
     journal: SentJournal | None,
     owner: str | None = None,
     may_claim: Callable[[], bool] | None = None,
+    looked: list[float] | None = None,
 ) -> bool:
     """Send the queued mail that is due; whether more may be due at once (the run stopped
     at its limit, or sent a claim batch's worth or more), for :func:`run_loop` to run again
     without waiting.  ``owner``: the name of the claims (default: this process);
-    ``may_claim``: as for :func:`_process_pass`."""
+    ``may_claim``: as for :func:`_process_pass`; ``looked``: when this sender last looked
+    for the mail of senders that are gone (a one-item list it keeps up to date; None:
+    look at every run)."""
+    # The look for mail held by senders that are gone, at most once a heartbeat: it is a
+    # read of its own, and a burst's results run again at once, many times a second.
+    mono = time.monotonic()
+    free_orphans = mono - looked[0] >= presence.HEARTBEAT_SECONDS if looked else True
+    if free_orphans and looked:
+        looked[0] = mono
     sent, more = deliver_due(
         app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal,
-        owner=owner, may_claim=may_claim,
+        owner=owner, may_claim=may_claim, free_orphans=free_orphans,
     )  # fmt: skip
     if sent:
         log.info("sent %d message(s)", sent)
@@ -382,6 +392,8 @@ class Server:
         self._stop_workers = self._context.Event()
         self.workers: list[_Worker] = []
         self._journal: SentJournal | None = None
+        #: When the in-process sender last looked for mail held by senders that are gone.
+        self._orphans_looked = [-math.inf]
         self.threads: list[threading.Thread] = []
         self.transport = transport or app.transport
         self.inbound: object | None = None
@@ -462,7 +474,7 @@ class Server:
     def _send(self) -> bool:
         return _send_pass(
             self.app, self.transport, self.clock, self.stopping.is_set, self._journal, self.token,
-            may_claim=self._may_claim,
+            may_claim=self._may_claim, looked=self._orphans_looked,
         )  # fmt: skip
 
     def reload(self) -> None:

@@ -3,15 +3,20 @@ run says when it stopped at its limit (more may be due), and the loop runs again
 
 from __future__ import annotations
 
+import math
 import threading
+from collections.abc import Callable
 from pathlib import Path
 
-from sqlalchemy import func, select
+from sqlalchemy import event, func, select, update
 from support.servicekit import at, queue_results, started_game
 
 from judge.db.models import OutboundMessage
+from judge.runtime.bootstrap import App
 from judge.runtime.sender import CLAIM_BATCH, Delivered, deliver_due, deliver_pending
 from judge.runtime.serve import _send_pass, run_loop
+from judge.services.outbox import PURGED_BODY
+from judge.services.presence import HEARTBEAT_SECONDS
 
 
 def test_a_run_says_whether_it_stopped_at_its_limit(tmp_path: Path) -> None:
@@ -98,3 +103,74 @@ def test_a_send_pass_that_found_a_backlog_runs_again_at_once(tmp_path: Path) -> 
         assert set(session.scalars(select(OutboundMessage.state))) == {"sent"}
         assert session.scalar(select(func.count()).select_from(OutboundMessage)) == 108
     assert _send_pass(app, app.transport, lambda: now, lambda: False, None) is False
+
+
+def _outbox_looks(app: App, run: Callable[[], object]) -> list[str]:
+    """The sender's looks ``run`` makes: for mail holding a password that was sent
+    ("secrets"), and for mail held by senders ("holders")."""
+    seen: list[str] = []
+    engine = app.sessions.kw["bind"]
+
+    def listen(_conn: object, _cursor: object, statement: str, *_rest: object) -> None:
+        words = statement.split()
+        if (
+            words[:4] == ["SELECT", "outbox.id", "FROM", "outbox"]
+            and "outbox.secret IS" in statement
+        ):
+            seen.append("secrets")
+        elif statement.startswith("SELECT DISTINCT outbox.claimed_by"):
+            seen.append("holders")
+
+    event.listen(engine, "before_cursor_execute", listen)
+    try:
+        run()
+    finally:
+        event.remove(engine, "before_cursor_execute", listen)
+    return seen
+
+
+def test_the_password_purge_looks_after_runs_that_tried_one_or_found_nothing(
+    tmp_path: Path,
+) -> None:
+    """A burst's runs of results do not each look for passwords to purge: a run looks
+    when it tried a mail that held one (a game start's), and when it finds nothing to
+    send, which purges what a run before a crash sent and could not purge."""
+    app, _table = started_game(tmp_path)  # its game start queued 8 mails, with passwords
+    now = at("2026-11-23 12:01")
+
+    def run() -> Delivered:
+        return deliver_due(app.sessions, app.judge, app.transport, lambda: now)
+
+    assert _outbox_looks(app, run) == ["holders", "secrets"]
+    with app.sessions() as session:
+        assert not any(session.scalars(select(OutboundMessage.secret)))
+    queue_results(app, 30, now)
+    assert _outbox_looks(app, run) == ["holders"]
+    # A crash between the sending and the purge leaves a sent mail with its password.
+    with app.sessions() as session, session.begin():
+        session.execute(update(OutboundMessage).where(OutboundMessage.id == 1).values(secret=True))
+    assert _outbox_looks(app, run) == ["holders", "secrets"]
+    with app.sessions() as session:
+        first = session.get(OutboundMessage, 1)
+        assert first is not None
+        assert (first.secret, first.body) == (False, PURGED_BODY)
+
+
+def test_a_send_pass_looks_for_gone_senders_at_most_once_a_heartbeat(tmp_path: Path) -> None:
+    """The look for mail held by senders that are gone is a read of its own: the runs of
+    a burst, which follow each other at once, make it once a heartbeat."""
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+    looked = [-math.inf]
+
+    def send() -> bool:
+        return _send_pass(app, app.transport, lambda: now, lambda: False, None, looked=looked)
+
+    assert _outbox_looks(app, send) == ["holders", "secrets"]
+    assert _outbox_looks(app, send) == ["secrets"]  # nothing to send: the purge's look
+    looked[0] -= HEARTBEAT_SECONDS
+    assert _outbox_looks(app, send) == ["holders", "secrets"]
+    # Without a memory (a caller of its own), every run looks.
+    assert _outbox_looks(
+        app, lambda: _send_pass(app, app.transport, lambda: now, lambda: False, None)
+    ) == ["holders", "secrets"]
