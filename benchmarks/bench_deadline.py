@@ -26,8 +26,9 @@ sink).  Prints: deadline -> first adjudication, -> last adjudication (the judge'
 lines "... processed at the deadline"), -> last results email received by the sink, and
 last adjudication -> last email; and the CPU seconds (user + sys) of the judge and its
 workers, of PostgreSQL and of this process (the sink, mostly), from the deadline to the
-last email.  Nothing here depends on how the judge's deadline loop is woken: the deadline, and each game's
-``wake_at`` for it, are in the database before the judge starts.
+last email.  Nothing here depends on how the judge's deadline loop is woken: the
+deadline, and each game's ``wake_at`` for it, are in the database before the judge
+starts.
 
 ``--drain``: after the runs, each run's results mails are queued again, all due at once,
 and ``judge serve`` started on its database: the sender alone, as if adjudicating cost

@@ -40,20 +40,17 @@ from sqlalchemy.orm import Session
 
 from judge.config import JudgeSettings
 from judge.db import queries
-from judge.db.models import Game, GameStatus
+from judge.db.models import Game
 from judge.db.session import read_only, shareable
 from judge.mail.transport import Transport
+from judge.runtime import looks
 from judge.runtime.bootstrap import App, open_app
 from judge.runtime.scheduler import DeadlineScheduler
 from judge.runtime.sender import CLAIM_BATCH, SentJournal, deliver_due
 from judge.services import presence
-from judge.services.endgame import not_processed_why
 from judge.services.game_file_watch import load_new_games, reload_configs
-from judge.services.games import phase_due, process_game
 from judge.services.inbound import CLAIM_LIMIT, process_pending
 from judge.services.intake import receive_many
-from judge.services.notices import send_late_notices, send_reminders
-from judge.services.wakes import settle
 
 log = logging.getLogger("judge.serve")
 
@@ -84,6 +81,10 @@ NEXT_JOB = "deadline:next"
 #: Games claimed at a time by the deadline loop: small, so that several judges on one
 #: database share a burst out evenly.
 CLAIM_PAGE = 16
+#: How many games of a page the deadline loop looks at side by side, each in a process of
+#: its own (:class:`looks.LookPool`), on a database several processes may share, with
+#: worker processes: one process's looks are capped at one CPU by its interpreter lock.
+LOOK_PROCESSES = 2
 #: The PostgreSQL advisory lock that lets one judge at a time look at the game files.
 GAME_FILES_LOCK = 0x4A554446
 
@@ -350,15 +351,6 @@ class _Both:
         return self.first.wait(timeout)
 
 
-def _after_phase(game: Game | None) -> str:
-    """Where a game stands once a phase is processed, for the log."""
-    if game is None or game.status == GameStatus.FINISHED:
-        return "the game is over"
-    if game.status == GameStatus.PAUSED:
-        return f"now {game.phase}, paused"
-    return f"now {game.phase}"
-
-
 class Server:
     """``judge serve``: start() the parts, stop() them cleanly (SIGTERM calls stop)."""
 
@@ -398,6 +390,9 @@ class Server:
         self.transport = transport or app.transport
         self.inbound: object | None = None
         self.errors = 0
+        #: The processes that look at a page of games side by side (worker processes on
+        #: a database several processes share; made at start).
+        self._look_pool: looks.LookPool | None = None
         # Set by the inbox (a worker process, when processes) after each batch: what it
         # wrote may have marked games for the deadline loop.
         self.deadline_ready: Wakeup = self._context.Event() if self.processes else threading.Event()
@@ -545,22 +540,59 @@ class Server:
                 page = queries.claim_games(session, self.token, now, after, CLAIM_PAGE)
             if not page:
                 break
-            for index, (game_id, name, wake_at) in enumerate(page):
-                after = (wake_at, game_id)
-                if self.stopping.is_set():
-                    self._release_games([g for g, _n, _w in page[index:]])
-                    return
-                try:
-                    self._look(game_id, now)
-                except Exception:
-                    self._count_error()
-                    log.exception("%s: looking at its deadline failed; retrying", name)
-                    self._release_games([game_id])
-                else:
-                    self._looked += 1
+            after = (page[-1][2], page[-1][0])
+            if self._look_page(page, now):
+                return  # stopping: the games not looked at are given back
         with self.app.sessions() as session:
             self._next_wake = queries.next_wake_at(read_only(session))
         self._schedule(now)
+
+    def _look_page(self, page: Sequence[tuple[int, str, datetime]], now: datetime) -> bool:
+        """Look at a claimed page of games (id, name, moment): in the look processes when
+        there are (:class:`looks.LookPool`), else one after another here.  Whether
+        stopping cut the page short (the games not looked at given back)."""
+        if self._look_pool is None or len(page) == 1:
+            done = [self._look_claimed(game_id, name, now) for game_id, name, _at in page]
+        else:
+            pool = self._look_pool
+            started = [(row, pool.submit(row[0], now)) for row in page]
+            done = []
+            for (game_id, name, _at), future in started:
+                if self.stopping.is_set() and future.cancel():
+                    done.append(None)
+                    continue
+                try:
+                    looked = future.result()
+                except Exception:
+                    done.append(self._look_failed(game_id, name))
+                else:
+                    self._report(looked)
+                    done.append(True)
+        self._looked += sum(1 for outcome in done if outcome)
+        left = [row[0] for row, outcome in zip(page, done, strict=True) if outcome is None]
+        if left:
+            self._release_games(left)
+        return bool(left)
+
+    def _look_failed(self, game_id: int, name: str) -> bool:
+        """A look that failed: counted, logged, the game given back (tried again at the
+        next tick); False, as :meth:`_look_claimed` says it."""
+        self._count_error()
+        log.exception("%s: looking at its deadline failed; retrying", name)
+        self._release_games([game_id])
+        return False
+
+    def _look_claimed(self, game_id: int, name: str, now: datetime) -> bool | None:
+        """Look at one claimed game: True when done, False when the look failed (the game
+        given back, to be tried again at the next tick), None when not looked at because
+        the judge is stopping."""
+        if self.stopping.is_set():
+            return None
+        try:
+            self._look(game_id, now)
+        except Exception:
+            return self._look_failed(game_id, name)
+        return True
 
     def _release_games(self, game_ids: Sequence[int]) -> None:
         """Give back games claimed and not looked at (stopping, or the look failed)."""
@@ -596,50 +628,20 @@ class Server:
             self.outbox_ready.set()
 
     def _look(self, game_id: int, now: datetime) -> None:
-        """Look at one game whose moment came: its notices, its phase if due, and its
-        next moment, in one transaction (a burst's cost is mostly round trips and
-        commits: one look, one commit), the game's row locked throughout."""
-        said: str | None = None
-        sent = False
-        with self.app.sessions() as session, session.begin():
-            game = queries.locked_game(session, game_id)
-            if game is not None:
-                sent = bool(
-                    send_reminders(session, self.app.judge, now, [game])
-                    + send_late_notices(session, self.app.judge, now, [game])
-                )
-                if (
-                    game.status == GameStatus.ACTIVE
-                    and game.phase is not None
-                    and phase_due(session, game, now)
-                ):
-                    said = self._process(session, game, now)
-                    sent = True
-                settle(session, game, now)
-                if game.claimed_by == self.token:
-                    game.claimed_by = None  # given back with the look's commit
-        if said is not None:
-            log.info("%s", said)
-        if sent:
-            self.outbox_ready.set()
+        """Look at one game whose moment came, in this process (:func:`looks.look`)."""
+        self._report(looks.look(self.app, self.token, game_id, now, self._process))
 
     def _process(self, session: Session, game: Game, now: datetime) -> str | None:
-        """Process the game's phase that is due, in the look's transaction; what the log
-        says of it (None: nothing to say)."""
-        name, phase, deadline = game.name, game.phase, game.deadline
-        assert phase is not None  # an active game's (the caller's test)
-        outcome = process_game(session, self.app.judge, name, now, phase=phase)
-        if outcome is not None:
-            when = (
-                "at the deadline"
-                if deadline is None or now >= deadline
-                else "early (every order in)"
-            )
-            return f"{name} {phase} processed {when}; {_after_phase(game)}"
-        why = not_processed_why(session, game)
-        # Not adjudicated: the players' votes may have ended the game (its final mail is
-        # queued), or it waits for its master (house rule 8.4).
-        return f"{name} {phase} not processed: {why}" if why is not None else None
+        """Process the game's due phase in the look's transaction
+        (:func:`looks.process_phase`); what the log says of it."""
+        return looks.process_phase(self.app, session, game, now)
+
+    def _report(self, looked: looks.Looked) -> None:
+        """Log what a look said of the phase, and wake the sender if it queued mail."""
+        if looked.said is not None:
+            log.info("%s", looked.said)
+        if looked.sent:
+            self.outbox_ready.set()
 
     def _schedule(self, now: datetime) -> None:
         """Keep the scheduler's one job at the next moment (only when it moved)."""
@@ -682,6 +684,9 @@ class Server:
         # Known to the other judges on the database before anything is claimed.
         self.presence = presence.Presence(self.app.sessions, self._roles, beaten=self._beaten)
         self.presence.start()
+        if self.processes and self.shared and LOOK_PROCESSES > 1:
+            self._look_pool = looks.LookPool(settings, self.token, LOOK_PROCESSES)
+            self._look_pool.start(WORKER_START_SECONDS)
         if self.processes:
             self.workers = [_Worker("inbox"), _Worker("outbox")]
             for worker in self.workers:
@@ -819,6 +824,8 @@ class Server:
         self._stop_workers.set()
         for thread in self.threads:
             thread.join(timeout)
+        if self._look_pool is not None:
+            self._look_pool.close()
         for worker in self.workers:
             if worker.process is None:
                 continue

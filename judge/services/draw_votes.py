@@ -260,8 +260,10 @@ def _uncounted(session: Session, game: Game, power: str) -> str:
 
 def _passing(session: Session, game: Game, position: Position) -> Ending | None:
     """The ending the standing votes agree on in ``position``, or None."""
-    survivors = position.powers_alive()
     records = _votes(session, game)
+    if not records:
+        return None  # no vote stands (most games, most phases): no seat need be read
+    survivors = position.powers_alive()
     disorder = _disorder(session, game)
     settings = game_settings(game)
     phase = position.phase

@@ -174,7 +174,13 @@ def adjudicate_current(
 
 
 def process_game(
-    session: Session, judge: Judge, name: str, now: datetime, *, phase: str | None = None
+    session: Session,
+    judge: Judge,
+    name: str,
+    now: datetime,
+    *,
+    phase: str | None = None,
+    locked: Game | None = None,
 ) -> Adjudication | None:
     """Adjudicate the game's current phase, store the next one and queue the results.
 
@@ -182,11 +188,17 @@ def process_game(
     phase, so a second call for the same phase (a double fire, a retry) does nothing.
     Returns the adjudication, or ``None`` when there was nothing to do, or when the
     game's votes ended it or hold it for its master instead
-    (:func:`judge.services.endgame.at_deadline`).
+    (:func:`judge.services.endgame.at_deadline`).  ``locked``: the game, its row already
+    locked and read afresh in this transaction (:func:`judge.db.queries.locked_game`), as
+    the deadline loop's look has it: not read a second time.
     """
     # The game's row locked and read afresh: a second judge processing the phase at the
     # same moment (one wrongly taken for dead) waits here, then finds the phase done.
-    game = queries.game_by_name(session, name, lock=True) or get_game(session, name)
+    game = (
+        locked
+        if locked is not None and locked.name == name.strip().lower()
+        else queries.game_by_name(session, name, lock=True) or get_game(session, name)
+    )
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         return None
     if phase is not None and game.phase != Phase.parse(phase).code:

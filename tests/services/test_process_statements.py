@@ -23,8 +23,7 @@ from judge.services.games import process_game, start_game
 EXPECTED = [
     ("SELECT", "games"),
     ("SELECT", "phases"),  # once: the endgame's look at the votes has it remembered
-    ("SELECT", "votes"),
-    ("SELECT", "players"),  # the endgame's, for the powers in civil disorder
+    ("SELECT", "votes"),  # none: the seats in civil disorder are not asked for
     ("SELECT", "future_orders"),
     ("SELECT", "orders"),
     ("SELECT", "players"),  # once, for the whole processing and its mail
@@ -90,7 +89,7 @@ def test_processing_a_phase_issues_a_fixed_set_of_statements(tmp_path: Path) -> 
         outcome = process_game(session, app.judge, "test01", at("2026-11-25 21:00"))
     assert outcome is not None
     assert [(verb, table) for verb, table, _many in seen] == EXPECTED
-    assert len(seen) == 15
+    assert len(seen) == 14
     # The results to the seven players and the master: one executemany.
     assert [many for verb, table, many in seen if table == "outbox"] == [True]
 
@@ -121,3 +120,18 @@ def test_a_remembered_phase_record_is_never_one_deleted_or_of_another_transactio
         assert queries.phase_record(session, 1, 1) is None
         savepoint.rollback()
         assert queries.phase_record(session, 1, 1) is record
+
+
+def test_a_game_locked_by_the_caller_is_not_read_again(tmp_path: Path) -> None:
+    """The deadline loop's look has the game's row locked and read afresh already: it
+    hands the game down, and processing does not ask for it a second time."""
+    app = started_without_maps(tmp_path)
+    with app.sessions() as session, session.begin(), statements(session) as seen:
+        game = queries.locked_game(session, 1)
+        assert game is not None
+        outcome = process_game(
+            session, app.judge, "test01", at("2026-11-25 21:00"), phase=game.phase, locked=game
+        )
+    assert outcome is not None
+    assert [(verb, table) for verb, table, _many in seen] == EXPECTED
+    assert game.seq == 2  # the game handed down is the one processed

@@ -1,0 +1,187 @@
+"""One look of the deadline loop at a game whose moment came, and the processes that
+look at a page of such games side by side.
+
+A look is one transaction with the game's row locked: its reminders and late notices,
+its phase when due, and its next moment (:func:`judge.services.wakes.settle`).  The
+deadline loop claims a page of games at a time (:func:`judge.db.queries.claim_games`);
+on a database several processes share, with ``judge serve``'s worker processes, the
+page's games are looked at by :class:`LookPool`'s processes, two at a time: one process
+spends about two thirds of a look on its own CPU, which one interpreter lock caps at one
+CPU, and a burst of thousands of games is that work and little else.  A look in a pool
+process acts for the judge that claimed the game (its token), which gives the claim back
+with the look's commit; the pool process holds nothing of its own, so nothing is left
+claimed when it dies (the transaction it was in rolls back, and the deadline loop gives
+the game back, to be looked at again).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+from collections.abc import Callable
+from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import dataclass
+from datetime import datetime
+from multiprocessing.context import SpawnContext
+
+from sqlalchemy.orm import Session
+
+from judge.config import JudgeSettings
+from judge.db import queries
+from judge.db.models import Game, GameStatus
+from judge.runtime.bootstrap import App, open_app
+from judge.services.endgame import not_processed_why
+from judge.services.games import phase_due, process_game
+from judge.services.notices import send_late_notices, send_reminders
+from judge.services.wakes import settle
+
+__all__ = ["LookPool", "Looked", "look", "process_phase"]
+
+log = logging.getLogger("judge.serve")
+
+
+@dataclass(frozen=True)
+class Looked:
+    """What a look did: the log's line about the phase (None: nothing to say), and
+    whether it queued mail (the sender is woken)."""
+
+    said: str | None
+    sent: bool
+
+
+def look(
+    app: App,
+    token: str,
+    game_id: int,
+    now: datetime,
+    process: Callable[[Session, Game, datetime], str | None] | None = None,
+) -> Looked:
+    """Look at one game whose moment came, for the judge ``token`` (which claimed it):
+    its notices, its phase if due, and its next moment, in one transaction (a burst's
+    cost is mostly round trips and commits: one look, one commit), the game's row
+    locked throughout.  ``process``: what processes a due phase (default
+    :func:`process_phase`)."""
+    said: str | None = None
+    sent = False
+    with app.sessions() as session, session.begin():
+        game = queries.locked_game(session, game_id)
+        if game is not None:
+            sent = bool(
+                send_reminders(session, app.judge, now, [game])
+                + send_late_notices(session, app.judge, now, [game])
+            )
+            if (
+                game.status == GameStatus.ACTIVE
+                and game.phase is not None
+                and phase_due(session, game, now)
+            ):
+                if process is None:
+                    said = process_phase(app, session, game, now)
+                else:
+                    said = process(session, game, now)
+                sent = True
+            settle(session, game, now)
+            if game.claimed_by == token:
+                game.claimed_by = None  # given back with the look's commit
+    return Looked(said, sent)
+
+
+def process_phase(app: App, session: Session, game: Game, now: datetime) -> str | None:
+    """Process the game's phase that is due, in the look's transaction; what the log
+    says of it (None: nothing to say)."""
+    name, phase, deadline = game.name, game.phase, game.deadline
+    assert phase is not None  # an active game's (the caller's test)
+    outcome = process_game(session, app.judge, name, now, phase=phase, locked=game)
+    if outcome is not None:
+        when = (
+            "at the deadline" if deadline is None or now >= deadline else "early (every order in)"
+        )
+        return f"{name} {phase} processed {when}; {_after_phase(game)}"
+    why = not_processed_why(session, game)
+    # Not adjudicated: the players' votes may have ended the game (its final mail is
+    # queued), or it waits for its master (house rule 8.4).
+    return f"{name} {phase} not processed: {why}" if why is not None else None
+
+
+def _after_phase(game: Game | None) -> str:
+    """Where a game stands once a phase is processed, for the log."""
+    if game is None or game.status == GameStatus.FINISHED:
+        return "the game is over"
+    if game.status == GameStatus.PAUSED:
+        return f"now {game.phase}, paused"
+    return f"now {game.phase}"
+
+
+# -- the pool ---------------------------------------------------------------------------
+
+#: The judge of this pool process (set by :func:`_start_process`).
+_APP: App | None = None
+
+
+def _start_process(settings: JudgeSettings) -> None:
+    """A pool process's start: its own connections to the database (none is shared
+    across processes).  The judge decides when to stop (a signal to the process group
+    must not cut a look short: the pool is shut down after its looks end)."""
+    global _APP
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    _APP = open_app(settings, migrate=False)
+
+
+def _ready() -> bool:
+    """Nothing: that a pool process started (its judge opened)."""
+    return _APP is not None
+
+
+def _look_in_process(token: str, game_id: int, now: datetime) -> Looked:
+    assert _APP is not None, "a look pool process without its judge"
+    return look(_APP, token, game_id, now)
+
+
+class LookPool:
+    """``size`` processes that look at games for the judge ``token``, side by side."""
+
+    def __init__(self, settings: JudgeSettings, token: str, size: int) -> None:
+        self.settings = settings
+        self.token = token
+        self.size = size
+        self._context = SpawnContext()
+        self._executor: ProcessPoolExecutor | None = None
+
+    def _pool(self) -> ProcessPoolExecutor:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(
+                self.size,
+                mp_context=self._context,
+                initializer=_start_process,
+                initargs=(self.settings,),
+            )
+        return self._executor
+
+    def start(self, timeout: float) -> None:
+        """Start the processes now (each imports the judge and connects, about a second),
+        not at the first deadline; waits up to ``timeout`` seconds for them."""
+        pool = self._pool()
+        started = [pool.submit(_ready) for _ in range(self.size)]
+        try:
+            for future in started:
+                future.result(timeout)
+        except Exception as err:  # a slow start is not fatal: the looks wait for them
+            log.error("the look processes did not start within %d s: %s", timeout, err)
+
+    def submit(self, game_id: int, now: datetime) -> Future[Looked]:
+        """Start a look at ``game_id`` in a pool process (a pool found broken, a process
+        of it killed, is made afresh first)."""
+        try:
+            return self._pool().submit(_look_in_process, self.token, game_id, now)
+        except BrokenProcessPool:
+            log.warning("a look process was gone; starting the look processes again")
+            self.close(wait=False)
+            return self._pool().submit(_look_in_process, self.token, game_id, now)
+
+    def close(self, *, wait: bool = True) -> None:
+        """Stop the processes (their looks in progress end first when ``wait``)."""
+        executor, self._executor = self._executor, None
+        if executor is not None:
+            executor.shutdown(wait=wait, cancel_futures=True)
