@@ -16,6 +16,7 @@ call :meth:`SmtpTransport.close`) to end it politely.
 from __future__ import annotations
 
 import logging
+import re
 import smtplib
 import ssl
 import time
@@ -124,6 +125,49 @@ def _wire_mail(mail: OutgoingMail) -> OutgoingMail:
     return replace(mail, headers=tuple(kept))
 
 
+def _pipelined_sendmail(
+    connection: smtplib.SMTP, sender: str, recipient: str, data: bytes, options: tuple[str, ...]
+) -> None:
+    """Send one message as ``smtplib.SMTP.sendmail`` does, but with MAIL, RCPT and DATA
+    in one write (RFC 2920, to a server that offers PIPELINING), then the message: two
+    round trips instead of four, which in a burst of results is most of what a mail costs
+    the judge and the relay.  Each refusal raises the exception ``sendmail`` raises for
+    it; the caller drops the connection after any (a server that said 354 to DATA after
+    refusing the sender or the recipient gets no message: the connection just ends)."""
+    extra = list(options)
+    if connection.has_extn("size"):
+        extra.append(f"SIZE={len(data)}")
+    if "SMTPUTF8" in options:
+        connection.command_encoding = "utf-8"
+    parameters = "".join(f" {option}" for option in extra)
+    connection.send(
+        f"MAIL FROM:{smtplib.quoteaddr(sender)}{parameters}\r\n"
+        f"RCPT TO:{smtplib.quoteaddr(recipient)}\r\nDATA\r\n"
+    )
+    # Every reply is read before any is acted on: each command has one.
+    mail_code, mail_text = connection.getreply()
+    rcpt_code, rcpt_text = connection.getreply()
+    data_code, data_text = connection.getreply()
+    if mail_code != 250:
+        raise smtplib.SMTPSenderRefused(mail_code, mail_text, sender)
+    if rcpt_code not in (250, 251):
+        raise smtplib.SMTPRecipientsRefused({recipient: (rcpt_code, rcpt_text)})
+    if data_code != 354:
+        raise smtplib.SMTPDataError(data_code, data_text)
+    # Dot-stuffed (a line beginning "." gets a second one), ended by a line of one ".".
+    body = _LEADING_DOT.sub(b"..", data)
+    if not body.endswith(b"\r\n"):
+        body += b"\r\n"
+    connection.send(body + b".\r\n")
+    code, text = connection.getreply()
+    if code != 250:
+        raise smtplib.SMTPDataError(code, text)
+
+
+#: The start of a line that begins with a dot (for dot-stuffing, RFC 5321 4.5.2).
+_LEADING_DOT = re.compile(rb"(?m)^\.")
+
+
 class SmtpTransport:
     """Delivers outgoing mail through the relay named by ``settings``.
 
@@ -187,7 +231,11 @@ class SmtpTransport:
                     )
                 options = _UTF8_OPTIONS
             # One recipient per message.
-            connection.sendmail(mail.from_address, [mail.to], data, options)
+            connection.ehlo_or_helo_if_needed()
+            if connection.does_esmtp and connection.has_extn("pipelining"):
+                _pipelined_sendmail(connection, mail.from_address, mail.to, data, options)
+            else:
+                connection.sendmail(mail.from_address, [mail.to], data, options)
             self._last_used = time.monotonic()
         except Exception as err:
             # After a failure the session's state is unknown: start afresh next time.

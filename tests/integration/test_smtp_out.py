@@ -522,6 +522,15 @@ def test_any_other_exception_is_transient(
 # --- the transport alone -----------------------------------------------------------------
 
 
+@pytest.fixture(params=["one command at a time", "pipelining"])
+def relay(request: pytest.FixtureRequest) -> Iterator[SmtpSink]:
+    """The sink, without and with PIPELINING offered: the transport sends MAIL, RCPT and
+    DATA in one write to a server that offers it (two round trips a mail, not four), and
+    every outcome is the same either way."""
+    with SmtpSink(pipelining=request.param == "pipelining") as sink:
+        yield sink
+
+
 def sample(to: str = "alice@example.org", judge: Judge | None = None) -> OutgoingMail:
     """The mail of a detached outbox row, for calling a transport directly."""
     row = OutboundMessage(
@@ -536,13 +545,13 @@ def sample(to: str = "alice@example.org", judge: Judge | None = None) -> Outgoin
     return outgoing_mail(row, (judge or Judge()).settings, T0)
 
 
-def test_smtp_replies_are_sorted_into_transient_and_permanent(smtp_sink: SmtpSink) -> None:
-    judge = make_judge(smtp_sink)
+def test_smtp_replies_are_sorted_into_transient_and_permanent(relay: SmtpSink) -> None:
+    judge = make_judge(relay)
     assert judge.settings.smtp is not None
-    server = f"127.0.0.1:{smtp_sink.port}"
-    smtp_sink.refuse_recipient("nobody@example.org")
-    smtp_sink.refuse_recipient("full@example.org", "452 4.2.2 Mailbox full")
-    smtp_sink.refuse_next(1, "554 5.6.0 Message rejected as spam")
+    server = f"127.0.0.1:{relay.port}"
+    relay.refuse_recipient("nobody@example.org")
+    relay.refuse_recipient("full@example.org", "452 4.2.2 Mailbox full")
+    relay.refuse_next(1, "554 5.6.0 Message rejected as spam")
     with SmtpTransport(judge.settings.smtp) as transport:
         with pytest.raises(PermanentError, match=r"refused the message: 554 5\.6\.0 Message"):
             transport.send(sample(judge=judge))
@@ -555,46 +564,52 @@ def test_smtp_replies_are_sorted_into_transient_and_permanent(smtp_sink: SmtpSin
             transport.send(sample("full@example.org", judge))
         assert not isinstance(transient.value, ServerUnavailable)
         transport.send(sample(judge=judge))
-        smtp_sink.stop()
+        relay.stop()
         with pytest.raises(ServerUnavailable, match="Connection refused"):
             transport.send(sample(judge=judge))
-    assert len(smtp_sink.received) == 1
+    assert len(relay.received) == 1
+    assert relay.received[0].pipelined is relay.pipelining
+    # Each refusal was met where it was given: the 554 at the message's end, the
+    # recipients at their RCPT.
+    assert [reply[:3] for _what, reply in relay.refusals] == ["554", "550", "452"]
 
 
 def test_the_body_arrives_as_written_and_as_the_maildir_has_it(
-    smtp_sink: SmtpSink, tmp_path: Path
+    relay: SmtpSink, tmp_path: Path
 ) -> None:
     """A line of the body that begins with "From " is no mbox separator: it arrives as
     written (smtplib's send_message wrote it ">From "), and the server gets the bytes the
     Maildir transport writes, with CRLF line ends and dot-stuffed."""
     from judge.mail.maildir import MaildirTransport, mailbox_dir
 
-    judge = make_judge(smtp_sink)
+    judge = make_judge(relay)
     assert judge.settings.smtp is not None
     body = "From France: A Par-Bur.\n.\nFrom\nFrom  England\n>From Italy\n"
     mail = replace(sample(judge=judge), body=body)
     with SmtpTransport(judge.settings.smtp) as transport:
         transport.send(mail)
-    [got] = smtp_sink.received
+    [got] = relay.received
     assert got.text() == body
+    assert got.pipelined is relay.pipelining
     MaildirTransport(tmp_path).send(mail)
     [kept] = list((mailbox_dir(tmp_path, mail.to) / "new").iterdir())
     assert got.raw == kept.read_bytes().replace(b"\n", b"\r\n")
 
 
-def test_an_internationalised_address_goes_with_smtputf8(smtp_sink: SmtpSink) -> None:
+def test_an_internationalised_address_goes_with_smtputf8(relay: SmtpSink) -> None:
     """The sink offers SMTPUTF8: a mail to a non-ASCII address goes in UTF-8 (RFC 6531),
     on the same connection as the others.  (A server without it: tests/mail.)"""
-    judge = make_judge(smtp_sink)
+    judge = make_judge(relay)
     assert judge.settings.smtp is not None
     with SmtpTransport(judge.settings.smtp) as transport:
         transport.send(sample("jörg@exämple.de", judge))
         transport.send(sample(judge=judge))
-    first, second = smtp_sink.received
+    first, second = relay.received
     assert first.rcpt_tos == ("jörg@exämple.de",)
     assert "\r\nTo: jörg@exämple.de\r\n".encode() in first.raw
     assert first.text() == "body\n"
     assert second.rcpt_tos == ("alice@example.org",) and second.peer == first.peer
+    assert [first.pipelined, second.pipelined] == [relay.pipelining] * 2
 
 
 # --- TLS and login -----------------------------------------------------------------------

@@ -61,6 +61,8 @@ class Received:
     login: str | None
     #: Whether the connection was encrypted (STARTTLS or implicit TLS).
     tls: bool
+    #: Whether DATA had arrived with the RCPT, before its reply (PIPELINING, RFC 2920).
+    pipelined: bool = False
 
     @functools.cached_property
     def message(self) -> EmailMessage:
@@ -95,9 +97,13 @@ class SmtpSink:
         *,
         tls: Literal["starttls", "implicit"] | None = None,
         users: Mapping[str, str] | None = None,
+        pipelining: bool = False,
     ) -> None:
-        """Configure the sink; nothing listens before :meth:`start`."""
+        """Configure the sink; nothing listens before :meth:`start`.  ``pipelining``:
+        offer PIPELINING (aiosmtpd reads pipelined commands in turn, but does not say so),
+        and note for each message whether its DATA came with its RCPT."""
         self.tls = tls
+        self.pipelining = pipelining
         self.users = dict(users or {})
         self.port = free_port()
         self.received: list[Received] = []
@@ -240,10 +246,26 @@ class _Handler:
 
     def __init__(self, sink: SmtpSink) -> None:
         self.sink = sink
+        #: Per envelope (by id, while its message is under way): whether its DATA came
+        #: pipelined with its RCPT.
+        self._pipelined: dict[int, bool] = {}
+
+    async def handle_EHLO(
+        self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+        responses: list[str],
+    ) -> list[str]:  # fmt: skip
+        session.host_name = hostname
+        if self.sink.pipelining:
+            responses.insert(len(responses) - 1, "250-PIPELINING")
+        return responses
 
     async def handle_RCPT(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, options: list[str]
     ) -> str:
+        # What the client sent after this RCPT and before its reply: the DATA, when it
+        # pipelines (the server's read buffer; aiosmtpd keeps no other record of it).
+        waiting = bytes(getattr(server._reader, "_buffer", b""))
+        self._pipelined[id(envelope)] = waiting.upper().startswith(b"DATA")
         refusal = self.sink._rcpt_reply(address)
         if refusal is not None:
             return refusal
@@ -266,6 +288,7 @@ class _Handler:
                 peer=str(session.peer),
                 login=login.decode("utf-8", "replace") if isinstance(login, bytes) else None,
                 tls=transport is not None and transport.get_extra_info("ssl_object") is not None,
+                pipelined=self._pipelined.pop(id(envelope), False),
             )
         )
         return "250 OK"
