@@ -51,16 +51,21 @@ def begin_phase(
     now: datetime,
     *,
     into: dict[int, list[str]] | None = None,
+    pending: Sequence[FutureOrder] | None = None,
 ) -> dict[int, list[str]]:
     """Apply the rows due for ``position``'s phase, the one ``game`` now plays (its
     ``seq`` already the new phase's): stored as each player's orders of the phase, the
     refused ones with their error.  Rows of the ``skipped`` phases and of phases now past
     retire unused.  Returns, by ``Player.id``, what each player is told about them, added
-    after the lines already ``into`` (returned, changed) when given."""
+    after the lines already ``into`` (returned, changed) when given.  ``pending``: the
+    game's pending rows when the caller knows them (processing, which read them in its
+    transaction and found none), else they are read."""
     phase = position.phase
     missed = {p.code for p in skipped}
     rows: dict[str, list[FutureOrder]] = {}
-    for row in future_orders.pending_in_game(session, game):
+    if pending is None:
+        pending = future_orders.pending_in_game(session, game)
+    for row in pending:
         if _phase_of(row) <= phase:
             rows.setdefault(row.phase, []).append(row)
     told: dict[int, list[str]] = {} if into is None else into

@@ -271,11 +271,14 @@ def process_game(
     private = played.private
     if not waiting:
         # What processing retires is what waited and is left no more: with nothing
-        # waiting (the common case) that is nothing, known before the flush that
-        # begin_phase's query makes, so the results are written once.
+        # waiting (the common case) that is nothing, known before the next query's
+        # flush, so the results are written once (and begin_phase need not look again).
         record.results = {**record.results, "ahead_retired": []}
     if outcome.winner is None:
-        ahead.begin_phase(session, game, nxt, rules, played.skipped, now, into=private)
+        ahead.begin_phase(
+            session, game, nxt, rules, played.skipped, now, into=private,
+            pending=None if waiting else [],
+        )  # fmt: skip
     if waiting:
         left = {row.id for row in future_orders.pending_in_game(session, game)}
         record.results = {**record.results, "ahead_retired": sorted(waiting - left)}
@@ -384,13 +387,15 @@ def early_moment(session: Session, game: Game) -> datetime | None:
     # Imported here: the endgame services process phases through this module.
     from judge.services.endgame import held_for_votes
 
+    # The cheapest answer first: a phase without an order and with a deadline (every
+    # phase just begun, the deadline burst's next phases) is not due early, whoever waits.
+    last = queries.last_order_at(session, game.id, game.seq)
+    if last is None and game.deadline is not None:
+        return None
     if queries.someone_waits(session, game.id):
         return None
     if held_for_votes(session, game):
         return None  # a proposal's vote or the master's decision on it is awaited
-    last = queries.last_order_at(session, game.id, game.seq)
-    if last is None and game.deadline is not None:
-        return None
     if not orders_complete(session, game):
         return None
     if last is None:

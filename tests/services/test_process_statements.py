@@ -31,7 +31,7 @@ EXPECTED = [
     ("UPDATE", "phases"),  # the results written once, not twice
     ("INSERT", "phases"),
     ("UPDATE", "players"),  # missed phases, one executemany
-    ("SELECT", "future_orders"),  # those due now (none); not again for what is left
+    # Not the orders sent ahead due now: none waited when processing began.
     ("SELECT", "press"),
     ("SELECT", "observers"),
     ("INSERT", "outbox"),
@@ -89,7 +89,7 @@ def test_processing_a_phase_issues_a_fixed_set_of_statements(tmp_path: Path) -> 
         outcome = process_game(session, app.judge, "test01", at("2026-11-25 21:00"))
     assert outcome is not None
     assert [(verb, table) for verb, table, _many in seen] == EXPECTED
-    assert len(seen) == 14
+    assert len(seen) == 13
     # The results to the seven players and the master: one executemany.
     assert [many for verb, table, many in seen if table == "outbox"] == [True]
 
@@ -135,3 +135,20 @@ def test_a_game_locked_by_the_caller_is_not_read_again(tmp_path: Path) -> None:
     assert outcome is not None
     assert [(verb, table) for verb, table, _many in seen] == EXPECTED
     assert game.seq == 2  # the game handed down is the one processed
+
+
+def test_a_phase_without_orders_is_found_not_due_early_in_one_statement(tmp_path: Path) -> None:
+    """A phase just begun (every game of a deadline burst, as its look settles its next
+    moment) has no order and a deadline: it is not due early, whoever waits or votes,
+    and one read says so."""
+    from judge.services.games import early_moment
+
+    app = started_without_maps(tmp_path)
+    with app.sessions() as session, session.begin(), statements(session) as seen:
+        game = queries.locked_game(session, 1)
+        assert game is not None
+        assert early_moment(session, game) is None
+    assert [(verb, table) for verb, table, _many in seen] == [
+        ("SELECT", "games"),
+        ("SELECT", "orders"),
+    ]
