@@ -183,15 +183,20 @@ def release_game_claims_of(session: Session, claimants: Iterable[str]) -> int:
     return int(getattr(result, "rowcount", 0) or 0)
 
 
+# The statements of a deadline look (one per game of a burst, thousands at once) are built
+# once, with their values bound at each call: building one costs more than running it.
+_LOCKED_GAME = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"))
+    .with_for_update()
+    .execution_options(populate_existing=True)
+)
+
+
 def locked_game(session: Session, game_id: int) -> Game | None:
     """The game, its row locked until the transaction ends (PostgreSQL; SQLite's
     transactions take turns anyway) and read afresh (what another process wrote)."""
-    return session.scalars(
-        select(Game)
-        .where(Game.id == game_id)
-        .with_for_update()
-        .execution_options(populate_existing=True)
-    ).one_or_none()
+    return session.scalars(_LOCKED_GAME, {"game_id": game_id}).one_or_none()
 
 
 def next_wake_at(session: Session) -> datetime | None:
@@ -261,6 +266,11 @@ def game_file_paths(session: Session) -> list[str]:
 # -- phases -----------------------------------------------------------------------------
 
 
+_PHASE_RECORD = select(PhaseRecord).where(
+    PhaseRecord.game_id == bindparam("game_id"), PhaseRecord.seq == bindparam("seq")
+)
+
+
 def phase_record(session: Session, game_id: int, seq: int) -> PhaseRecord | None:
     """The record of phase number ``seq`` of a game.
 
@@ -272,9 +282,7 @@ def phase_record(session: Session, game_id: int, seq: int) -> PhaseRecord | None
     found = memo.get((game_id, seq))
     if found is not None and inspect(found).persistent and found not in session.deleted:
         return found
-    found = session.scalar(
-        select(PhaseRecord).where(PhaseRecord.game_id == game_id, PhaseRecord.seq == seq)
-    )
+    found = session.scalar(_PHASE_RECORD, {"game_id": game_id, "seq": seq})
     if found is not None:
         memo[(game_id, seq)] = found
     return found
@@ -320,11 +328,16 @@ def rollbacks_of(session: Session, game_id: int) -> list[Rollback]:
 # -- players ----------------------------------------------------------------------------
 
 
+_PLAYERS_OF = select(Player).where(Player.game_id == bindparam("game_id"))
+
+
 def players_of(
     session: Session, game_id: int, *, status: str | None = None, not_status: str | None = None
 ) -> list[Player]:
     """A game's players: all, or those with ``status``, or those without ``not_status``
     (:class:`~judge.db.models.PlayerStatus` values)."""
+    if status is None and not_status is None:
+        return list(session.scalars(_PLAYERS_OF, {"game_id": game_id}))
     statement = select(Player).where(Player.game_id == game_id)
     if status is not None:
         statement = statement.where(Player.status == status)
@@ -363,55 +376,64 @@ def press_of(session: Session, game_id: int, phase: str | None = None) -> list[P
     return list(session.scalars(statement.order_by(PressRecord.id)))
 
 
+_HELD_RELEASES = (
+    select(PressRecord)
+    .where(
+        PressRecord.game_id == bindparam("game_id"),
+        PressRecord.release.is_(True),
+        PressRecord.state == PressState.HELD,
+    )
+    .order_by(PressRecord.created_at, PressRecord.id)
+)
+
+
 def held_releases(session: Session, game_id: int) -> list[PressRecord]:
     """The game's press releases still held for the next results, in the order received."""
-    return list(
-        session.scalars(
-            select(PressRecord)
-            .where(
-                PressRecord.game_id == game_id,
-                PressRecord.release.is_(True),
-                PressRecord.state == PressState.HELD,
-            )
-            .order_by(PressRecord.created_at, PressRecord.id)
-        )
-    )
+    return list(session.scalars(_HELD_RELEASES, {"game_id": game_id}))
+
+
+_OBSERVERS_OF = (
+    select(Observer).where(Observer.game_id == bindparam("game_id")).order_by(Observer.id)
+)
 
 
 def observers_of(session: Session, game_id: int) -> list[Observer]:
     """A game's observers, in the order they came."""
-    return list(
-        session.scalars(select(Observer).where(Observer.game_id == game_id).order_by(Observer.id))
-    )
+    return list(session.scalars(_OBSERVERS_OF, {"game_id": game_id}))
+
+
+_SOMEONE_WAITS = select(Player.id).where(
+    Player.game_id == bindparam("game_id"),
+    Player.wait.is_(True),
+    Player.status == PlayerStatus.ACTIVE,
+)
 
 
 def someone_waits(session: Session, game_id: int) -> bool:
     """Whether an active player of the game has SET WAIT."""
-    found = session.scalar(
-        select(Player.id).where(
-            Player.game_id == game_id, Player.wait.is_(True), Player.status == PlayerStatus.ACTIVE
-        )
-    )
-    return found is not None
+    return session.scalar(_SOMEONE_WAITS, {"game_id": game_id}) is not None
 
 
 # -- orders -----------------------------------------------------------------------------
 
 
+_STANDING_ORDERS = (
+    select(Player.power, OrderRecord.unit, OrderRecord.canonical)
+    .join(Player, OrderRecord.player_id == Player.id)
+    .where(
+        OrderRecord.game_id == bindparam("game_id"),
+        OrderRecord.seq == bindparam("seq"),
+        OrderRecord.active.is_(True),
+        OrderRecord.canonical.is_not(None),
+    )
+    .order_by(OrderRecord.id)
+)
+
+
 def standing_orders(session: Session, game_id: int, seq: int) -> list[tuple[str, str | None, str]]:
     """The valid active orders of a phase, oldest first: (power, what it is for, the
     canonical order)."""
-    rows = session.execute(
-        select(Player.power, OrderRecord.unit, OrderRecord.canonical)
-        .join(Player, OrderRecord.player_id == Player.id)
-        .where(
-            OrderRecord.game_id == game_id,
-            OrderRecord.seq == seq,
-            OrderRecord.active.is_(True),
-            OrderRecord.canonical.is_not(None),
-        )
-        .order_by(OrderRecord.id)
-    )
+    rows = session.execute(_STANDING_ORDERS, {"game_id": game_id, "seq": seq})
     return [(power, unit, canonical) for power, unit, canonical in rows if canonical is not None]
 
 
@@ -432,13 +454,14 @@ def active_order_rows(
     return [(player_id, unit, canonical) for player_id, unit, canonical in rows]
 
 
+_LAST_ORDER_AT = select(func.max(OrderRecord.created_at)).where(
+    OrderRecord.game_id == bindparam("game_id"), OrderRecord.seq == bindparam("seq")
+)
+
+
 def last_order_at(session: Session, game_id: int, seq: int) -> datetime | None:
     """When the last order line of a phase came in (any, valid or not)."""
-    return session.scalar(
-        select(func.max(OrderRecord.created_at)).where(
-            OrderRecord.game_id == game_id, OrderRecord.seq == seq
-        )
-    )
+    return session.scalar(_LAST_ORDER_AT, {"game_id": game_id, "seq": seq})
 
 
 _CLEAR_ORDERS = (
@@ -1076,16 +1099,17 @@ def vote_record(session: Session, game_id: int, power: str, kind: VoteKind) -> V
     ).one_or_none()
 
 
+_VOTES_OF = (
+    select(VoteRecord)
+    .where(VoteRecord.game_id == bindparam("game_id"))
+    # "draw" > "concede": descending puts the draw first.
+    .order_by(VoteRecord.power, VoteRecord.kind.desc())
+)
+
+
 def votes_of(session: Session, game_id: int) -> list[VoteRecord]:
     """A game's standing votes, by power; a power's draw vote before its concession."""
-    return list(
-        session.scalars(
-            select(VoteRecord)
-            .where(VoteRecord.game_id == game_id)
-            # "draw" > "concede": descending puts the draw first.
-            .order_by(VoteRecord.power, VoteRecord.kind.desc())
-        )
-    )
+    return list(session.scalars(_VOTES_OF, {"game_id": game_id}))
 
 
 def delete_votes(session: Session, game_id: int, power: str | None = None) -> None:
@@ -1099,11 +1123,20 @@ def delete_votes(session: Session, game_id: int, power: str | None = None) -> No
 # -- orders sent ahead ----------------------------------------------------------------
 
 
+_PENDING_IN_GAME = (
+    select(FutureOrder)
+    .where(FutureOrder.game_id == bindparam("game_id"), FutureOrder.active.is_(True))
+    .order_by(FutureOrder.id)
+)
+
+
 def active_future_orders(
     session: Session, game_id: int, *, player_id: int | None = None, phase: str | None = None
 ) -> list[FutureOrder]:
     """A game's pending orders sent ahead (``player_id``'s, of ``phase``, when given),
     oldest first: the order they were sent in, the last order for a unit counting."""
+    if player_id is None and phase is None:
+        return list(session.scalars(_PENDING_IN_GAME, {"game_id": game_id}))
     statement = select(FutureOrder).where(
         FutureOrder.game_id == game_id, FutureOrder.active.is_(True)
     )
