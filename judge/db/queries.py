@@ -19,6 +19,7 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    case,
     delete,
     func,
     insert,
@@ -888,31 +889,36 @@ def release_claims_of(session: Session, owner: str) -> int:
     return int(getattr(result, "rowcount", 0) or 0)
 
 
-#: One statement for any number of messages (run as an executemany).
-_MARK_SENT = (
-    update(_OUTBOX)
-    .where(_OUTBOX.c.id == bindparam("sent_id"), _OUTBOX.c.state != OutboundState.SENT)
-    .values(
-        state=OutboundState.SENT,
-        sent_at=bindparam("when_sent"),
-        next_attempt_at=None,
-        claimed_by=None,
-    )
-)
-
-
 def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None:
-    """Mark messages sent at the given times, with one plain SQL statement: this runs for
-    every email sent, and the ORM's bookkeeping would cost more than the statement.
+    """Mark messages sent at the given times, in one plain SQL statement (per
+    :data:`_IN_CHUNK` of them), each its own time: this runs for every window of mail
+    sent, and an executemany was a statement a mail (the ORM's bookkeeping would cost
+    more still).
 
     Whoever holds them: a mail the server accepted was sent, and saying so is never
     wrong.  A journal read at a restart names mail claimed by the process before, and a
     mail another judge freed (taking this one for gone) is spared its second copy if it
     is marked before that judge claims it."""
-    if entries:
-        session.connection().execute(
-            _MARK_SENT, [{"sent_id": message_id, "when_sent": at} for message_id, at in entries]
+    when = {message_id: at for message_id, at in entries}
+    ids = sorted(when)
+    for start in range(0, len(ids), _IN_CHUNK):
+        chunk = ids[start : start + _IN_CHUNK]
+        sent_at = case(
+            {message_id: literal(when[message_id], _SENT_AT_TYPE) for message_id in chunk},
+            value=_OUTBOX.c.id,
         )
+        session.connection().execute(
+            update(_OUTBOX)
+            .where(_OUTBOX.c.id.in_(chunk), _OUTBOX.c.state != OutboundState.SENT)
+            .values(
+                state=OutboundState.SENT, sent_at=sent_at, next_attempt_at=None, claimed_by=None
+            )
+        )
+
+
+#: The type of ``outbox.sent_at`` (UTC, timezone-aware), for the times bound in
+#: :func:`mark_sent`.
+_SENT_AT_TYPE = _OUTBOX.c.sent_at.type
 
 
 def outbox_messages(session: Session) -> list[OutboundMessage]:

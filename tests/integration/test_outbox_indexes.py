@@ -16,7 +16,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import pytest
-from sqlalchemy import event, insert, text
+from sqlalchemy import event, insert, select, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -130,3 +130,29 @@ def test_the_secrets_purge_reads_the_index_of_flagged_mail(
     assert answers == [True, 2]
     assert "ix_outbox_secret_flagged" in looked, looked
     assert "ix_outbox_secret_flagged" in purged, purged
+
+
+def test_mail_marked_sent_in_one_statement_keeps_each_its_own_time(
+    sessions: sessionmaker[Session],
+) -> None:
+    """The sender marks a window of mail sent in one statement, each mail with the time
+    the server took it; a mail marked already keeps its first time."""
+    first, second, again = T0 + timedelta(seconds=1), T0 + timedelta(seconds=2), T0
+    with sessions() as session, session.begin():
+        connection = session.connection()
+        with captured(connection) as seen:
+            queries.mark_sent(session, [(101, first), (201, second)])
+        queries.mark_sent(session, [(101, again)])
+    assert len(seen) == 1
+    with sessions() as session:
+        rows = {
+            row.id: (row.state, row.sent_at, row.claimed_by, row.next_attempt_at)
+            for row in session.scalars(
+                select(OutboundMessage).where(OutboundMessage.id.in_([101, 201, 301]))
+            )
+        }
+    assert rows == {
+        101: ("sent", first, None, None),
+        201: ("sent", second, None, None),
+        301: ("queued", None, None, None),
+    }
