@@ -9,7 +9,9 @@ and sending mail are two more loops: threads too, or (``[judge] worker_processes
 default of ``judge serve``) each in a child process of its own, so that the three stages
 run on several CPUs at once instead of taking turns on one interpreter lock.  A child
 stops when told to, and by itself as soon as it finds its parent gone (SIGKILL), between
-two batches or two emails; one that dies is started again.
+two batches or two emails; one that dies is started again.  On a database several
+processes share, with worker processes, the deadlines' looks at a burst of games run in
+two more (:class:`judge.runtime.looks.LookPool`).
 
 The mail worker process says when it starts on each message (a shared clock reading); a
 watchdog thread of the parent kills it when one message takes longer than
