@@ -294,9 +294,9 @@ def purge_secrets(sessions: sessionmaker[Session]) -> int:
     """Replace the body of every mail that held a password and is now sent or given up
     with :data:`PURGED_BODY`, and clear its flag; return how many.
 
-    Run at the end of every delivery run (so also for mail a run before a crash sent):
-    a read through the ``secret`` index first, so that a run with nothing to purge
-    writes nothing.
+    Run at the end of a delivery run that tried such a mail, and of one that found
+    nothing to send (so also for mail a run before a crash sent): a read through the
+    index of flagged mail first, so that a run with nothing to purge writes nothing.
     """
     with sessions() as session:
         read_only(session)
