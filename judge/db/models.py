@@ -514,7 +514,7 @@ class OutboundMessage(Base):
     sent_at: Mapped[datetime | None]
     #: The body holds a password (a game start, a replacement's welcome, a reset): it is
     #: replaced by a note once the mail is sent or given up, and the flag cleared
-    #: (``judge.services.outbox``).  Indexed where set (``ix_outbox_secret``): the few
+    #: (``judge.services.outbox``).  Indexed where set (``ix_outbox_secret_flagged``): the few
     #: flagged rows are found without reading the whole outbox.
     secret: Mapped[bool] = mapped_column(default=False, server_default="0")
     #: The pictures sent with the mail, in order: ``[{"picture": <Picture.id>,
