@@ -11,13 +11,19 @@ CPU, and a burst of thousands of games is that work and little else.  A look in 
 process acts for the judge that claimed the game (its token), which gives the claim back
 with the look's commit; the pool process holds nothing of its own, so nothing is left
 claimed when it dies (the transaction it was in rolls back, and the deadline loop gives
-the game back, to be looked at again).
+the game back, to be looked at again).  A pool process ends by itself when its judge is
+killed (:func:`watch_parent`); closing the pool waits a bounded time for the looks in
+progress, then kills their processes; a pool that keeps breaking is given up, and the
+judge looks in its own process.
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import signal
+import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -115,21 +121,55 @@ def _after_phase(game: Game | None) -> str:
 
 # -- the pool ---------------------------------------------------------------------------
 
+#: How often a pool process asks whether its judge is still there (seconds).
+PARENT_CHECK_SECONDS = 1.0
+#: How long closing the pool waits for a look in progress before killing its process.
+CLOSE_SECONDS = 10.0
+#: Pools made afresh in a row, no look succeeding between, before the judge gives the
+#: processes up and looks in its own process (a process that cannot start, or dies at
+#: every look, would otherwise be respawned at every page, a second or more each).
+MAX_RENEWALS = 3
+
 #: The judge of this pool process (set by :func:`_start_process`).
 _APP: App | None = None
 
 
-def _start_process(settings: JudgeSettings) -> None:
-    """A pool process's start: its own connections to the database (none is shared
-    across processes).  The judge decides when to stop (a signal to the process group
-    must not cut a look short: the pool is shut down after its looks end)."""
+def _start_process(settings: JudgeSettings, parent: int) -> None:
+    """A pool process's start: the judge's log, a watch on its judge (the process
+    ``parent``), and its own connections to the database (none is shared across
+    processes).  The judge decides when to stop (a signal to the process group must not
+    cut a look short: the pool is shut down after its looks end)."""
     global _APP
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    # Imported here: serve imports this module.
+    from judge.runtime.serve import configure_logging
+
+    configure_logging()
+    watch_parent(parent, PARENT_CHECK_SECONDS)
     _APP = open_app(settings, migrate=False)
     # The ORM's mappers are set up at their first use, a tenth of a second: here, not in
     # the first look of a burst.
     configure_mappers()
+
+
+def watch_parent(parent: int, every: float) -> threading.Thread:
+    """End this process as soon as its parent, the judge ``parent``, is gone (killed
+    without a word: SIGKILL, the machine's OOM killer).  A pool process ignores SIGTERM and
+    waits on its pipe, which a dead parent does not close: without this it would live on,
+    holding its connections.  A look in progress is cut short: its transaction rolls back
+    with the connection, and the game stays claimed by the dead judge, whose claims the
+    other judges free once its heartbeat stops."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(every)
+        log.error("look process %d: its judge (process %d) is gone; ending", os.getpid(), parent)
+        os._exit(1)
+
+    thread = threading.Thread(target=watch, name="judge-look-parent", daemon=True)
+    thread.start()
+    return thread
 
 
 def _ready() -> bool:
@@ -143,7 +183,11 @@ def _look_in_process(token: str, game_id: int, now: datetime) -> Looked:
 
 
 class LookPool:
-    """``size`` processes that look at games for the judge ``token``, side by side."""
+    """``size`` processes that look at games for the judge ``token``, side by side.
+
+    Broken (a process killed), the pool is made afresh at the next look; made afresh
+    :data:`MAX_RENEWALS` times in a row with no look succeeding between, it is given up
+    (:attr:`usable` False) and the judge looks in its own process."""
 
     def __init__(self, settings: JudgeSettings, token: str, size: int) -> None:
         self.settings = settings
@@ -151,14 +195,24 @@ class LookPool:
         self.size = size
         self._context = SpawnContext()
         self._executor: ProcessPoolExecutor | None = None
+        self._closed = False
+        self._renewals = 0  # made afresh in a row, no look succeeding between
+        self._lock = threading.Lock()
+
+    @property
+    def usable(self) -> bool:
+        """Whether the judge should look in the pool (not closed, not given up)."""
+        return not self._closed and self._renewals < MAX_RENEWALS
 
     def _pool(self) -> ProcessPoolExecutor:
+        if self._closed:
+            raise RuntimeError("the look processes are closed")
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
                 self.size,
                 mp_context=self._context,
                 initializer=_start_process,
-                initargs=(self.settings,),
+                initargs=(self.settings, os.getpid()),
             )
         return self._executor
 
@@ -175,16 +229,61 @@ class LookPool:
 
     def submit(self, game_id: int, now: datetime) -> Future[Looked]:
         """Start a look at ``game_id`` in a pool process (a pool found broken, a process
-        of it killed, is made afresh first)."""
+        of it killed, is made afresh first).  Raises RuntimeError once closed, and
+        BrokenProcessPool when the pool is broken again at once, or given up."""
+        if self._renewals >= MAX_RENEWALS:
+            raise BrokenProcessPool("the look processes were given up")
         try:
-            return self._pool().submit(_look_in_process, self.token, game_id, now)
+            future = self._pool().submit(_look_in_process, self.token, game_id, now)
         except BrokenProcessPool:
-            log.warning("a look process was gone; starting the look processes again")
-            self.close(wait=False)
-            return self._pool().submit(_look_in_process, self.token, game_id, now)
+            self._renew()
+            future = self._pool().submit(_look_in_process, self.token, game_id, now)
+        future.add_done_callback(self._done)
+        return future
 
-    def close(self, *, wait: bool = True) -> None:
-        """Stop the processes (their looks in progress end first when ``wait``)."""
-        executor, self._executor = self._executor, None
+    def _done(self, future: Future[Looked]) -> None:
+        if not future.cancelled() and future.exception() is None:
+            self._renewals = 0  # the pool works
+
+    def _renew(self) -> None:
+        with self._lock:
+            self._renewals += 1
+            executor, self._executor = self._executor, None
+        if self._renewals >= MAX_RENEWALS:
+            log.error(
+                "the look processes broke %d times in a row; looking in the judge's own "
+                "process from now on",
+                self._renewals,
+            )
+        else:
+            log.warning("a look process was gone; starting the look processes again")
         if executor is not None:
-            executor.shutdown(wait=wait, cancel_futures=True)
+            _end(executor, 1.0)
+        if not self.usable:
+            raise BrokenProcessPool("the look processes were given up")
+
+    def close(self, timeout: float = CLOSE_SECONDS) -> None:
+        """Stop the processes: their looks in progress end first, for up to ``timeout``
+        seconds, after which they are killed (a look cut short rolls back).  No look is
+        started after this."""
+        with self._lock:
+            self._closed = True
+            executor, self._executor = self._executor, None
+        if executor is not None:
+            _end(executor, timeout)
+
+
+def _end(executor: ProcessPoolExecutor, timeout: float) -> None:
+    """Shut ``executor`` down, its processes ended within ``timeout`` seconds or killed
+    (``shutdown(wait=True)`` would wait for ever on a look that hangs)."""
+    # The executor's own handle on its processes: the only one there is.
+    processes = list(executor._processes.values())
+    executor.shutdown(wait=False, cancel_futures=True)
+    until = time.monotonic() + timeout
+    for process in processes:
+        process.join(max(0.0, until - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            log.error("look process %s did not end within %.0f s; killing it", process.pid, timeout)
+            process.kill()
+            process.join(1.0)

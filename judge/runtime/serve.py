@@ -33,6 +33,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Future
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -553,13 +554,21 @@ class Server:
         """Look at a claimed page of games (id, name, moment): in the look processes when
         there are (:class:`looks.LookPool`), else one after another here.  Whether
         stopping cut the page short (the games not looked at given back)."""
-        if self._look_pool is None or len(page) == 1:
+        pool = self._look_pool
+        if pool is None or not pool.usable or len(page) == 1:
             done = [self._look_claimed(game_id, name, now) for game_id, name, _at in page]
         else:
-            pool = self._look_pool
-            started = [(row, pool.submit(row[0], now)) for row in page]
+            started: list[tuple[tuple[int, str, datetime], Future[looks.Looked] | None]] = []
+            for row in page:
+                try:
+                    started.append((row, pool.submit(row[0], now)))
+                except Exception:  # closed (stopping), or broken again at once
+                    started.append((row, None))
             done = []
             for (game_id, name, _at), future in started:
+                if future is None:  # looked at here instead
+                    done.append(self._look_claimed(game_id, name, now))
+                    continue
                 if self.stopping.is_set() and future.cancel():
                     done.append(None)
                     continue
@@ -827,7 +836,7 @@ class Server:
         for thread in self.threads:
             thread.join(timeout)
         if self._look_pool is not None:
-            self._look_pool.close()
+            self._look_pool.close(timeout)
         for worker in self.workers:
             if worker.process is None:
                 continue
