@@ -35,6 +35,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
+from judge.db import absent
 from judge.db.models import (
     LOOK_NOW,
     FutureOrder,
@@ -390,6 +391,8 @@ _HELD_RELEASES = (
 
 def held_releases(session: Session, game_id: int) -> list[PressRecord]:
     """The game's press releases still held for the next results, in the order received."""
+    if absent.known_none(session, "held_releases", game_id):
+        return []
     return list(session.scalars(_HELD_RELEASES, {"game_id": game_id}))
 
 
@@ -400,6 +403,8 @@ _OBSERVERS_OF = (
 
 def observers_of(session: Session, game_id: int) -> list[Observer]:
     """A game's observers, in the order they came."""
+    if absent.known_none(session, "observers", game_id):
+        return []
     return list(session.scalars(_OBSERVERS_OF, {"game_id": game_id}))
 
 
@@ -462,6 +467,8 @@ _LAST_ORDER_AT = select(func.max(OrderRecord.created_at)).where(
 
 def last_order_at(session: Session, game_id: int, seq: int) -> datetime | None:
     """When the last order line of a phase came in (any, valid or not)."""
+    if absent.no_orders_after(session, game_id, seq):
+        return None
     return session.scalar(_LAST_ORDER_AT, {"game_id": game_id, "seq": seq})
 
 
@@ -1115,6 +1122,8 @@ _VOTES_OF = (
 
 def votes_of(session: Session, game_id: int) -> list[VoteRecord]:
     """A game's standing votes, by power; a power's draw vote before its concession."""
+    if absent.known_none(session, "votes", game_id):
+        return []
     return list(session.scalars(_VOTES_OF, {"game_id": game_id}))
 
 
@@ -1141,6 +1150,8 @@ def active_future_orders(
 ) -> list[FutureOrder]:
     """A game's pending orders sent ahead (``player_id``'s, of ``phase``, when given),
     oldest first: the order they were sent in, the last order for a unit counting."""
+    if absent.known_none(session, "ahead", game_id):
+        return []
     if player_id is None and phase is None:
         return list(session.scalars(_PENDING_IN_GAME, {"game_id": game_id}))
     statement = select(FutureOrder).where(
@@ -1155,6 +1166,8 @@ def active_future_orders(
 
 def future_order_keepers(session: Session, game_id: int) -> set[int]:
     """The players (ids) who keep pending orders sent ahead in a game."""
+    if absent.known_none(session, "ahead", game_id):
+        return set()
     return set(
         session.scalars(
             select(FutureOrder.player_id)

@@ -13,7 +13,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from judge.config import Nmr
-from judge.db import queries
+from judge.db import absent, queries
 from judge.db.models import Game, GameStatus, PhaseRecord, Player, PlayerStatus
 from judge.engine import obligations
 from judge.engine.adjudicator import Adjudication
@@ -206,6 +206,9 @@ def process_game(
     record = current_phase(session, game)
     if record is None or record.processed_at is not None:
         return None
+    # What the game holds none of (votes, orders sent ahead, held releases, observers,
+    # orders for the next phase), in one statement, not one a kind.
+    absent.learn(session, game.id, game.seq)
     # Imported here: the endgame services end games through this module's helpers.
     from judge.services.endgame import at_deadline
 

@@ -1,0 +1,141 @@
+"""What a transaction knows a game holds none of, asked in one statement.
+
+Processing a phase asks the database for five kinds of rows that most games hold none of
+at most deadlines: standing draw or concession votes, orders sent ahead, press releases
+held for the results, observers, and orders for the phase about to begin.  Asked one by
+one that is five statements a look at a due game, each with its round trip and, through
+the ORM, more of the judge's CPU than the adjudication itself; a burst of thousands of
+games is mostly that.  :func:`learn` asks all five at once, under the game's row lock,
+and the queries that read those rows (:mod:`judge.db.queries`) answer "none" from it
+without a statement.
+
+A fact holds for the transaction that learnt it and only while the transaction writes
+no row of its table: every flush of such a row, and every INSERT, UPDATE or DELETE
+statement on the table run through the session, forgets it (and a statement whose table
+cannot be told forgets them all), as commit and rollback forget everything.  So a fact
+is never older than what the transaction itself did; what other transactions commit
+meanwhile is seen as if it had come just after the fact was learnt, as any read under
+READ COMMITTED sees a write that commits after it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import BindParameter, Table, and_, bindparam, event, exists, select
+from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
+
+from judge.db.models import (
+    FutureOrder,
+    Observer,
+    OrderRecord,
+    PressRecord,
+    PressState,
+    VoteRecord,
+)
+
+__all__ = ["KINDS", "forget", "known_none", "learn", "no_orders_after"]
+
+#: The kinds of rows, each with the table whose writes forget it.
+KINDS: dict[str, str] = {
+    "votes": VoteRecord.__tablename__,
+    "ahead": FutureOrder.__tablename__,
+    "held_releases": PressRecord.__tablename__,
+    "observers": Observer.__tablename__,
+    "orders_after": OrderRecord.__tablename__,
+}
+
+#: Where the facts are kept: ``session.info[_KEY][(kind, game_id)]`` (for
+#: ``"orders_after"`` the phase's number after which there is none; else True).
+_KEY = "judge.absent"
+
+_GAME: BindParameter[int] = bindparam("game_id")
+_LEARN = select(
+    ~exists().where(VoteRecord.game_id == _GAME),
+    ~exists().where(FutureOrder.game_id == _GAME, FutureOrder.active.is_(True)),
+    ~exists().where(
+        PressRecord.game_id == _GAME,
+        PressRecord.release.is_(True),
+        PressRecord.state == PressState.HELD,
+    ),
+    ~exists().where(Observer.game_id == _GAME),
+    ~exists().where(and_(OrderRecord.game_id == _GAME, OrderRecord.seq > bindparam("seq"))),
+)
+
+
+def learn(session: Session, game_id: int, seq: int) -> None:
+    """Learn which of :data:`KINDS` the game ``game_id`` holds none of, its phase being
+    number ``seq`` (``"orders_after"``: no order for a later phase), in one statement.
+    The caller holds the game's row lock."""
+    row = session.execute(_LEARN, {"game_id": game_id, "seq": seq}).one()
+    facts: dict[tuple[str, int], Any] = session.info.setdefault(_KEY, {})
+    for kind, none in zip(KINDS, row, strict=True):
+        if none:
+            facts[(kind, game_id)] = seq if kind == "orders_after" else True
+
+
+def known_none(session: Session, kind: str, game_id: int) -> bool:
+    """Whether the transaction knows the game holds no row of ``kind``."""
+    facts = session.info.get(_KEY)
+    if not facts or (kind, game_id) not in facts:
+        return False
+    return not _pending(session, KINDS[kind])
+
+
+def no_orders_after(session: Session, game_id: int, seq: int) -> bool:
+    """Whether the transaction knows the game holds no order for phase number ``seq``
+    (it knows none for any phase after the one it learnt at)."""
+    facts = session.info.get(_KEY)
+    if not facts:
+        return False
+    after = facts.get(("orders_after", game_id))
+    return after is not None and seq > after and not _pending(session, KINDS["orders_after"])
+
+
+def _pending(session: Session, table: str) -> bool:
+    """Whether the session holds a change to a row of ``table`` not yet flushed: the
+    query the fact stands for would flush it and see it (its autoflush), so the fact is
+    no answer (and is forgotten at that flush)."""
+    return any(
+        getattr(obj, "__tablename__", None) == table
+        for obj in (*session.new, *session.dirty, *session.deleted)
+    )
+
+
+def forget(session: Session, table: str | None = None) -> None:
+    """Forget what is known of ``table``'s rows (None: of everything)."""
+    facts = session.info.get(_KEY)
+    if not facts:
+        return
+    if table is None:
+        facts.clear()
+        return
+    for key in [key for key in facts if KINDS[key[0]] == table]:
+        del facts[key]
+
+
+@event.listens_for(Session, "before_flush")
+def _forget_flushed(session: Session, _context: object, _instances: object) -> None:
+    if not session.info.get(_KEY):
+        return
+    for obj in (*session.new, *session.dirty, *session.deleted):
+        forget(session, getattr(obj, "__tablename__", None))
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _forget_written(state: ORMExecuteState) -> None:
+    session = state.session
+    if not session.info.get(_KEY) or state.is_select:
+        return
+    table = getattr(state.statement, "table", None)
+    forget(session, table.name if isinstance(table, Table) else None)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _forget_all(session: Session, transaction: SessionTransaction) -> None:
+    # A flush's own inner transaction ends at every flush: not the end of anything.
+    if transaction.parent is not None and not transaction.nested:
+        return
+    facts = session.info.get(_KEY)
+    if facts:
+        facts.clear()
