@@ -1,0 +1,121 @@
+"""The deadline loop's look at a due game, alone: CPU of the judge and of PostgreSQL.
+
+```sh
+python benchmarks/bench_look.py [--games 500] [--profile FILE]
+```
+
+Makes ``--games`` running games (maps off, their game-start mail marked sent) on a
+private PostgreSQL server, sets every deadline to a moment just past, and looks at each
+game in turn in this one process (:func:`judge.runtime.looks.look`: notices, the phase
+processed, its results queued, the next moment settled, one transaction). Printed: the
+judge's CPU (user + sys of this process) and PostgreSQL's (its server processes, from
+``/proc``) per look, and the wall time per look. No mail is sent: the sender's share is
+``bench_deadline.py --serve``'s. ``--profile FILE``: the looks' cProfile statistics, timed
+on CPU, written to FILE (the profiler about doubles the CPU figure).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import cProfile
+import os
+import sys
+import tempfile
+import time
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+# ``judge`` and ``benchmarks`` from this checkout (also when run as a script), and the
+# test support package (tests/support) for the PostgreSQL server.
+for _path in (str(ROOT / "tests"), str(ROOT)):
+    if _path not in sys.path:
+        sys.path.insert(0, _path)
+
+from sqlalchemy import select  # noqa: E402
+from sqlalchemy.orm import configure_mappers  # noqa: E402
+
+from benchmarks.bench_deadline import prepare, set_deadlines  # noqa: E402
+from benchmarks.bench_mail import new_postgres_database  # noqa: E402
+from judge.config import JudgeSettings  # noqa: E402
+from judge.db.models import Game  # noqa: E402
+from judge.runtime.bootstrap import open_app  # noqa: E402
+from judge.runtime.looks import look  # noqa: E402
+
+
+def postgres_cpu(pids: list[int]) -> float:
+    """User + system CPU seconds of the processes ``pids`` so far (those gone: 0)."""
+    ticks = 0
+    for pid in pids:
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            ticks += int(fields[11]) + int(fields[12])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
+def server_pids(postmaster: int) -> list[int]:
+    """The PostgreSQL server ``postmaster`` and its children (the backends)."""
+    children = Path(f"/proc/{postmaster}/task/{postmaster}/children")
+    return [postmaster, *(int(pid) for pid in children.read_text().split())]
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; print its figures."""
+    from support.pgserver import PostgresServer
+
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=500)
+    parser.add_argument("--profile", type=Path, help="write the looks' cProfile stats here")
+    args = parser.parse_args(argv)
+    with contextlib.ExitStack() as stack:
+        postgres = PostgresServer(fsync=True)
+        stack.callback(postgres.stop)
+        postgres.start()
+        directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-look-")))
+        url = new_postgres_database(postgres.url, "looks")
+        var = directory / "var"
+        print(f"making {args.games} games on PostgreSQL...", flush=True)
+        prepare(url, var, args.games, directory / "games", False)
+        when = datetime.now(UTC) + timedelta(seconds=2)
+        set_deadlines(url, var, when)
+        time.sleep(max((when - datetime.now(UTC)).total_seconds(), 0) + 0.1)
+        settings = JudgeSettings(
+            name="BENCH", address="judge@example.org", var_dir=var, database_url=url
+        )
+        app = open_app(settings, migrate=False)
+        configure_mappers()
+        with app.sessions() as session:
+            ids = list(session.scalars(select(Game.id).order_by(Game.id)))
+        now = datetime.now(UTC)
+        look(app, "bench", ids[0], now)  # the connection made, the statements prepared
+        assert postgres.process is not None
+        pids = server_pids(postgres.process.pid)
+        profiler = cProfile.Profile(time.process_time) if args.profile else None
+        looks = ids[1:]
+        cpu, pg, wall = time.process_time(), postgres_cpu(pids), time.perf_counter()
+        if profiler is not None:
+            profiler.enable()
+        for game_id in looks:
+            look(app, "bench", game_id, now)
+        if profiler is not None:
+            profiler.disable()
+        cpu = time.process_time() - cpu
+        pg = postgres_cpu(pids) - pg
+        wall = time.perf_counter() - wall
+        print(
+            f"{len(looks)} looks at due games: judge CPU {1000 * cpu / len(looks):.2f} ms a "
+            f"look, PostgreSQL CPU {1000 * pg / len(looks):.2f} ms, wall "
+            f"{1000 * wall / len(looks):.2f} ms" + (" (profiled)" if profiler is not None else "")
+        )
+        if profiler is not None and args.profile is not None:
+            profiler.dump_stats(args.profile)
+        for factory in (app.sessions, app.store_sessions):
+            bind = factory.kw.get("bind")
+            if bind is not None:
+                bind.dispose()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
