@@ -19,7 +19,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
-import os
 import sys
 import tempfile
 import time
@@ -36,28 +35,12 @@ for _path in (str(ROOT / "tests"), str(ROOT)):
 from sqlalchemy import select  # noqa: E402
 from sqlalchemy.orm import configure_mappers  # noqa: E402
 
-from benchmarks.bench_deadline import prepare, set_deadlines  # noqa: E402
-from benchmarks.bench_mail import new_postgres_database  # noqa: E402
+from benchmarks.bench_deadline import _dispose, prepare, set_deadlines  # noqa: E402
+from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds  # noqa: E402
 from judge.config import JudgeSettings  # noqa: E402
 from judge.db.models import Game  # noqa: E402
 from judge.runtime.bootstrap import open_app  # noqa: E402
 from judge.runtime.looks import look  # noqa: E402
-
-
-def postgres_cpu(pids: list[int]) -> float:
-    """User + system CPU seconds of the processes ``pids`` so far (those gone: 0)."""
-    ticks = 0
-    for pid in pids:
-        with contextlib.suppress(OSError):
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-            ticks += int(fields[11]) + int(fields[12])
-    return ticks / os.sysconf("SC_CLK_TCK")
-
-
-def server_pids(postmaster: int) -> list[int]:
-    """The PostgreSQL server ``postmaster`` and its children (the backends)."""
-    children = Path(f"/proc/{postmaster}/task/{postmaster}/children")
-    return [postmaster, *(int(pid) for pid in children.read_text().split())]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -90,10 +73,10 @@ def main(argv: list[str] | None = None) -> int:
         now = datetime.now(UTC)
         look(app, "bench", ids[0], now)  # the connection made, the statements prepared
         assert postgres.process is not None
-        pids = server_pids(postgres.process.pid)
+        server = postgres.process.pid  # the postmaster: its children are the backends
         profiler = cProfile.Profile(time.process_time) if args.profile else None
         looks = ids[1:]
-        cpu, pg, wall = time.process_time(), postgres_cpu(pids), time.perf_counter()
+        cpu, pg, wall = time.process_time(), tree_cpu_seconds(server), time.perf_counter()
         if profiler is not None:
             profiler.enable()
         for game_id in looks:
@@ -101,7 +84,7 @@ def main(argv: list[str] | None = None) -> int:
         if profiler is not None:
             profiler.disable()
         cpu = time.process_time() - cpu
-        pg = postgres_cpu(pids) - pg
+        pg = tree_cpu_seconds(server) - pg
         wall = time.perf_counter() - wall
         print(
             f"{len(looks)} looks at due games: judge CPU {1000 * cpu / len(looks):.2f} ms a "
@@ -110,10 +93,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if profiler is not None and args.profile is not None:
             profiler.dump_stats(args.profile)
-        for factory in (app.sessions, app.store_sessions):
-            bind = factory.kw.get("bind")
-            if bind is not None:
-                bind.dispose()
+        _dispose(app)
     return 0
 
 

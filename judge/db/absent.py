@@ -16,6 +16,10 @@ cannot be told forgets them all), as commit and rollback forget everything.  So 
 is never older than what the transaction itself did; what other transactions commit
 meanwhile is seen as if it had come just after the fact was learnt, as any read under
 READ COMMITTED sees a write that commits after it.
+
+Only what goes through the session is seen: a statement run on ``session.connection()``
+directly (as :func:`judge.db.queries.mark_sent` does, on the outbox) bypasses the
+session's events, so a write to one of :data:`KINDS`' tables must not be made that way.
 """
 
 from __future__ import annotations
@@ -118,8 +122,11 @@ def forget(session: Session, table: str | None = None) -> None:
 def _forget_flushed(session: Session, _context: object, _instances: object) -> None:
     if not session.info.get(_KEY):
         return
-    for obj in (*session.new, *session.dirty, *session.deleted):
-        forget(session, getattr(obj, "__tablename__", None))
+    for table in {
+        getattr(obj, "__tablename__", None)
+        for obj in (*session.new, *session.dirty, *session.deleted)
+    }:
+        forget(session, table)
 
 
 @event.listens_for(Session, "do_orm_execute")
