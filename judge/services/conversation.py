@@ -39,7 +39,7 @@ from judge.services.confirmation import queue_copies as queue_signed_copies
 from judge.services.context import Judge
 from judge.services.errors import ServiceError
 from judge.services.game_settings import game_rules
-from judge.services.games import current_position, find_game
+from judge.services.games import current_position
 from judge.services.intake import read_stored
 from judge.services.order_intake import looks_like_order
 from judge.services.phase_sections import Section
@@ -243,10 +243,18 @@ class Conversation:
     # -- lookups ------------------------------------------------------------------
 
     def game(self, name: str) -> Game | None:
-        """The game called ``name`` (read once per transaction)."""
+        """The game called ``name``, read once per transaction, its row locked until the
+        transaction ends and read afresh.
+
+        The lock is why: on PostgreSQL a deadline look processing the game holds its row
+        (:func:`judge.runtime.looks.look`), and an order read against the phase it is
+        processing would be stored for a phase already adjudicated and confirmed to a
+        player for nothing.  The inbox waits for the look instead, then reads the phase
+        the look left; a look that comes second waits for the inbox's commit.
+        """
         key = name.strip().lower()
         if key not in self.work.games:
-            self.work.games[key] = find_game(self.session, key)
+            self.work.games[key] = queries.game_by_name(self.session, key, lock=True)
         return self.work.games[key]
 
     def position(self, game: Game) -> Position:

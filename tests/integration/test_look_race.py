@@ -1,0 +1,125 @@
+"""An order that arrives while the deadline loop's look is processing its game, on
+PostgreSQL (where the inbox and the look are separate transactions that run together;
+SQLite's take turns).  The inbox must wait for the look and then read the game as the
+look left it: an order read against the phase being processed would be stored against a
+phase already adjudicated, confirmed to its player, and never acted on."""
+
+from __future__ import annotations
+
+import threading
+from datetime import datetime
+from email.message import EmailMessage
+from pathlib import Path
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+from support.servicekit import at, started_game
+
+from judge.db.models import FutureOrder, Game, OrderRecord, OutboundMessage
+from judge.runtime.bootstrap import App
+from judge.runtime.looks import look, process_phase
+from judge.services.inbound import process_one
+from judge.services.intake import receive
+
+TOKEN = "judge-a.example:1:1"
+#: Past the game's first deadline (48 hours, at 20:00).
+LATER = at("2026-11-26 12:00")
+
+
+def _stored(app: App, body: str) -> int:
+    mail = EmailMessage()
+    mail["From"] = "england@example.org"
+    mail["To"] = "judge@example.org"
+    mail["Subject"] = "orders"
+    mail["Message-ID"] = "<race1@players.example>"
+    mail.set_content(body)
+    with app.sessions() as session, session.begin():
+        row, _new = receive(session, mail.as_bytes(), LATER)
+        return row.id
+
+
+def _race(app: App, body: str) -> str:
+    """Process the mail ``body`` while a look holds the game (it has locked the row and
+    is about to process the phase), then let the look finish; the inbox's outcome."""
+    inbound_id = _stored(app, body)
+    locked = threading.Event()
+    go_on = threading.Event()
+
+    def slow(session: Session, game: Game, now: datetime) -> str | None:
+        locked.set()
+        assert go_on.wait(30)
+        return process_phase(app, session, game, now)
+
+    looker = threading.Thread(target=look, args=(app, TOKEN, 1, LATER, slow), daemon=True)
+    looker.start()
+    assert locked.wait(30)
+    outcome: list[str] = []
+    inbox = threading.Thread(
+        target=lambda: outcome.append(process_one(app.sessions, app.judge, inbound_id, LATER)),
+        daemon=True,
+    )
+    inbox.start()
+    inbox.join(1.0)
+    go_on.set()
+    looker.join(30)
+    inbox.join(30)
+    assert not looker.is_alive() and not inbox.is_alive()
+    return outcome[0]
+
+
+def _orders(app: App, seq: int) -> list[str | None]:
+    """The orders stored for the game's phase ``seq`` (canonical form)."""
+    with app.sessions() as session:
+        return list(
+            session.scalars(
+                select(OrderRecord.canonical).where(OrderRecord.seq == seq).order_by(OrderRecord.id)
+            )
+        )
+
+
+def _reply_to_england(app: App) -> str:
+    with app.sessions() as session:
+        rows = list(
+            session.scalars(
+                select(OutboundMessage.body)
+                .where(OutboundMessage.to_addr == "england@example.org")
+                .where(OutboundMessage.kind != "results")
+                .order_by(OutboundMessage.id)
+            )
+        )
+    return rows[-1]
+
+
+def test_an_order_arriving_during_the_look_is_taken_for_the_phase_after_it(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    app, _table = started_game(tmp_path, postgres_database_url)
+    state = _race(app, "SIGNON Etest01 pw-eng\nF LON-NTH\n")
+    assert state == "done"
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+    assert (game.phase, game.seq) == ("F1901M", 2)
+    # Not stored against the spring, already adjudicated without it ...
+    assert _orders(app, 1) == []
+    # ... but for the autumn, the phase the player was told of.
+    assert _orders(app, 2) == ["F lon-nth"]
+    reply = _reply_to_england(app)
+    assert "Movement orders for Fall of 1901." in reply, reply
+    assert "England: Fleet London -> North Sea." in reply, reply
+
+
+def test_an_order_sent_ahead_arriving_during_the_look_is_taken_for_its_phase(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """Sent ahead for the autumn while the spring was being processed: by the time the
+    inbox reads it, the autumn is the phase being played, and the order is for it (not
+    kept as an order ahead for a phase already begun, never to be released)."""
+    app, _table = started_game(tmp_path, postgres_database_url)
+    state = _race(app, "SIGNON Etest01 pw-eng\nPHASE F1901M\nF LON-NTH\nENDPHASE\n")
+    assert state == "done"
+    assert _orders(app, 1) == []
+    assert _orders(app, 2) == ["F lon-nth"]
+    with app.sessions() as session:
+        assert list(session.scalars(select(FutureOrder.lines).where(FutureOrder.active))) == []
+    reply = _reply_to_england(app)
+    assert "England: Fleet London -> North Sea." in reply, reply
