@@ -47,7 +47,6 @@ from judge.services.game_file_passwords import (
 from judge.services.game_settings import game_zone
 from judge.services.games import (
     current_position,
-    find_game,
     set_deadline,
     start_game,
 )
@@ -76,7 +75,10 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     """
     config = load_game_config(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    game = find_game(session, config.name)
+    # Locked and read afresh: a look processing the game on PostgreSQL holds its row, and
+    # an edit read against the phase it is processing (a deadline) would be written over
+    # the next phase's once the look commits.  The edit waits and applies to that phase.
+    game = queries.game_by_name(session, config.name, lock=True)
     created = game is None
     changes: list[str] = []
     if game is None:

@@ -7,23 +7,27 @@ phase already adjudicated, confirmed to its player, and never acted on."""
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from datetime import datetime
 from email.message import EmailMessage
 from pathlib import Path
+from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from support.servicekit import at, started_game
+from support.servicekit import GAME_FILE, at, started_game
 
-from judge.db.models import FutureOrder, Game, OrderRecord, OutboundMessage
+from judge.db.models import FutureOrder, Game, OrderRecord, OutboundMessage, PhaseRecord
 from judge.runtime.bootstrap import App
 from judge.runtime.looks import look, process_phase
+from judge.services.game_files import LoadReport, load_game
 from judge.services.inbound import process_one
 from judge.services.intake import receive
 
 TOKEN = "judge-a.example:1:1"
 #: Past the game's first deadline (48 hours, at 20:00).
 LATER = at("2026-11-26 12:00")
+T = TypeVar("T")
 
 
 def _stored(app: App, body: str) -> int:
@@ -42,6 +46,13 @@ def _race(app: App, body: str) -> str:
     """Process the mail ``body`` while a look holds the game (it has locked the row and
     is about to process the phase), then let the look finish; the inbox's outcome."""
     inbound_id = _stored(app, body)
+    return _during_look(app, lambda: process_one(app.sessions, app.judge, inbound_id, LATER))
+
+
+def _during_look(app: App, work: Callable[[], T]) -> T:
+    """Run ``work`` in a thread of its own while a look holds the game (it has locked
+    the row and is about to process the phase), give it a second, then let the look
+    finish; what ``work`` returned."""
     locked = threading.Event()
     go_on = threading.Event()
 
@@ -53,11 +64,8 @@ def _race(app: App, body: str) -> str:
     looker = threading.Thread(target=look, args=(app, TOKEN, 1, LATER, slow), daemon=True)
     looker.start()
     assert locked.wait(30)
-    outcome: list[str] = []
-    inbox = threading.Thread(
-        target=lambda: outcome.append(process_one(app.sessions, app.judge, inbound_id, LATER)),
-        daemon=True,
-    )
+    outcome: list[T] = []
+    inbox = threading.Thread(target=lambda: outcome.append(work()), daemon=True)
     inbox.start()
     inbox.join(1.0)
     go_on.set()
@@ -123,3 +131,37 @@ def test_an_order_sent_ahead_arriving_during_the_look_is_taken_for_its_phase(
         assert list(session.scalars(select(FutureOrder.lines).where(FutureOrder.active))) == []
     reply = _reply_to_england(app)
     assert "England: Fleet London -> North Sea." in reply, reply
+
+
+def test_a_game_file_edit_applied_during_the_look_applies_to_the_phase_after_it(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """The game master's new deadline in the game file, read while the spring is being
+    processed: applied to the phase being played once the look is done (the autumn),
+    and so recorded; not written over the autumn's deadline as the spring's, nor into
+    the spring's record, already processed."""
+    app, _table = started_game(tmp_path, postgres_database_url)
+    with app.sessions() as session:
+        spring = session.scalars(select(PhaseRecord.deadline).where(PhaseRecord.seq == 1)).one()
+    path = tmp_path / "test01.toml"
+    path.write_text(
+        GAME_FILE.replace(
+            'timezone = "Europe/London"\n',
+            'timezone = "Europe/London"\ndeadline = 2026-12-01T20:00:00\n',
+        )
+    )
+
+    def edit() -> LoadReport:
+        with app.sessions() as session, session.begin():
+            return load_game(session, app.judge, path, LATER)
+
+    report = _during_look(app, edit)
+    assert report.changes == ("deadline Tue Dec 01 2026 20:00:00 +0000 (Europe/London)",)
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        records = dict(session.execute(select(PhaseRecord.seq, PhaseRecord.deadline)).all())
+    assert (game.phase, game.seq) == ("F1901M", 2)
+    assert game.deadline == at("2026-12-01 20:00")
+    assert game.file_applied is not None
+    assert game.file_applied["deadline"] == {"at": "2026-12-01T20:00:00+00:00", "seq": 2}
+    assert records == {1: spring, 2: at("2026-12-01 20:00")}
