@@ -839,6 +839,14 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
     PostgreSQL for another judge freeing them (its row locks) and then sees them freed."""
     if not ids:
         return []
+    if session.get_bind().dialect.name == "postgresql":
+        # One statement text whatever the number of ids (an array, not an IN list of
+        # as many parameters, built and compiled again at each of a burst's windows).
+        return list(
+            session.connection()
+            .execute(_HOLD_OUTBOX_PG, {"ids": list(ids), "owner": owner, "until": until})
+            .scalars()
+        )
     result = session.execute(
         update(_OUTBOX)
         .where(
@@ -850,6 +858,15 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
         .returning(_OUTBOX.c.id)
     )
     return list(result.scalars())
+
+
+#: :func:`hold_outbox` on PostgreSQL ("queued" said as :data:`_QUEUED` says it, for the
+#: partial index).
+_HOLD_OUTBOX_PG = text(
+    "UPDATE outbox SET next_attempt_at = :until "
+    "WHERE outbox.id = ANY(CAST(:ids AS INTEGER[])) AND outbox.claimed_by = :owner "
+    "AND outbox.state = 'queued' RETURNING outbox.id"
+)
 
 
 def release_outbox(
@@ -908,6 +925,13 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
     is marked before that judge claims it."""
     when = {message_id: at for message_id, at in entries}
     ids = sorted(when)
+    if ids and session.get_bind().dialect.name == "postgresql":
+        # Two arrays, one statement text whatever their length: the CASE below is built
+        # and compiled afresh for each window of a burst's mail (most of its cost).
+        session.connection().execute(
+            _MARK_SENT_PG, {"ids": ids, "times": [when[message_id] for message_id in ids]}
+        )
+        return
     for start in range(0, len(ids), _IN_CHUNK):
         chunk = ids[start : start + _IN_CHUNK]
         sent_at = case(
@@ -926,6 +950,14 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
 #: The type of ``outbox.sent_at`` (UTC, timezone-aware), for the times bound in
 #: :func:`mark_sent`.
 _SENT_AT_TYPE = _OUTBOX.c.sent_at.type
+
+#: :func:`mark_sent` on PostgreSQL: each id with its time, from two arrays.
+_MARK_SENT_PG = text(
+    "UPDATE outbox SET state = 'sent', sent_at = sent.at, next_attempt_at = NULL, "
+    "claimed_by = NULL "
+    "FROM unnest(CAST(:ids AS INTEGER[]), CAST(:times AS TIMESTAMPTZ[])) AS sent(id, at) "
+    "WHERE outbox.id = sent.id AND outbox.state != 'sent'"
+)
 
 
 def outbox_messages(session: Session) -> list[OutboundMessage]:
