@@ -10,7 +10,6 @@ from collections.abc import Sequence
 import sqlalchemy as sa
 from alembic import op
 
-
 # revision identifiers, used by Alembic.
 revision: str = "0010"
 down_revision: str | Sequence[str] | None = "0009"
@@ -57,9 +56,7 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_press")),
     )
     op.create_index("ix_press_game_id_created_at", "press", ["game_id", "created_at"])
-    op.create_index(
-        "ix_press_sender_address_created_at", "press", ["sender_address", "created_at"]
-    )
+    op.create_index("ix_press_sender_address_created_at", "press", ["sender_address", "created_at"])
 
 
 def downgrade() -> None:
