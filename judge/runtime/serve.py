@@ -317,7 +317,9 @@ def _send_pass(
     # read of its own, and a burst's results run again at once, many times a second.
     mono = time.monotonic()
     free_orphans = mono - looked[0] >= presence.HEARTBEAT_SECONDS if looked else True
-    if free_orphans and looked:
+    # A run while this judge's heartbeat is late frees nothing (deliver_due returns at
+    # once): it does not count as the look, which the next run that may claim makes.
+    if free_orphans and looked and (may_claim is None or may_claim()):
         looked[0] = mono
     sent, more = deliver_due(
         app.sessions, app.judge, transport, clock, should_stop=should_stop, journal=journal,

@@ -174,3 +174,27 @@ def test_a_send_pass_looks_for_gone_senders_at_most_once_a_heartbeat(tmp_path: P
     assert _outbox_looks(
         app, lambda: _send_pass(app, app.transport, lambda: now, lambda: False, None)
     ) == ["holders", "secrets"]
+
+
+def test_a_send_pass_while_the_heartbeat_is_late_does_not_count_as_the_look(
+    tmp_path: Path,
+) -> None:
+    """A run while this judge's heartbeat is late claims nothing and frees nothing: the
+    look for gone senders' mail it skipped is made at the next run that may claim, not a
+    heartbeat later."""
+    app, _table = started_game(tmp_path)
+    now = at("2026-11-23 12:01")
+    looked = [-math.inf]
+    late = True
+
+    def send() -> bool:
+        return _send_pass(
+            app, app.transport, lambda: now, lambda: False, None,
+            may_claim=lambda: not late, looked=looked,
+        )  # fmt: skip
+
+    assert _outbox_looks(app, send) == []
+    assert looked == [-math.inf]
+    late = False
+    assert _outbox_looks(app, send) == ["holders", "secrets"]
+    assert looked[0] > -math.inf
