@@ -202,8 +202,9 @@ def deliver_due(
         retry_delay = timedelta(seconds=smtp.retry_seconds) if smtp is not None else RETRY_DELAY
     if claim_time is None:
         claim_time = timedelta(seconds=smtp.claim_seconds) if smtp is not None else CLAIM_TIME
-    if journal is not None:
-        _record_journal(sessions, journal)
+    # What a sender killed before its commit left in the journal: sent mail, perhaps with
+    # a password in it, purged at the end of this run (see ``secrets`` below).
+    replayed = journal is not None and _record_journal(sessions, journal)
 
     def late() -> bool:
         # This judge's heartbeat is late: the others may soon take it for gone and send
@@ -214,6 +215,8 @@ def deliver_due(
         return True
 
     if late():
+        if replayed:
+            outbox.purge_secrets(sessions)  # not a claim: no other judge's business
         return Delivered(0, False)
     started = now()
     if free_orphans:
@@ -224,7 +227,7 @@ def deliver_due(
     # look: after a run that tried mail holding one, and in a run with nothing to send
     # (what a run before a crash sent is purged then); not after each run of a burst's
     # results, where it was a read of its own every hundred mails.
-    secrets = not ids
+    secrets = not ids or replayed
     # Stopped at the limit: the next run may find more due (a burst's results).
     more = len(ids) >= limit > 0
     try:
@@ -357,13 +360,14 @@ def _journal_window(sessions: sessionmaker[Session]) -> int:
     return SHARED_JOURNAL_WINDOW if shareable(sessions) else 0
 
 
-def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> None:
-    """Commit what the journal says was sent, then empty it."""
+def _record_journal(sessions: sessionmaker[Session], journal: SentJournal) -> bool:
+    """Commit what the journal says was sent, then empty it; whether it held any."""
     entries = journal.entries()
     if not entries:
-        return
+        return False
     outbox.record_sent(sessions, entries)
     journal.clear()
+    return True
 
 
 def sender_token(pid: int | None = None) -> str:

@@ -703,3 +703,29 @@ def test_implicit_tls_on_a_plain_port_names_the_fix(
         "(the server does not speak TLS on this port: use its submissions port, usually 465, "
         'or security = "starttls" on this one)'
     )
+
+
+def test_a_password_mail_the_journal_names_is_purged_by_the_next_run_that_sends(
+    sessions: sessionmaker[Session], smtp_sink: SmtpSink, clock: Clock, tmp_path: Path
+) -> None:
+    """A mail holding a password, sent by a sender killed before it committed: the next
+    run learns it was sent from the journal and purges its password at its end, even
+    though it has other mail to send (a burst's), not at the next run that finds none."""
+    from judge.services.outbox import PURGED_BODY
+
+    judge = make_judge(smtp_sink)
+    assert judge.settings.smtp is not None
+    with sessions.begin() as session:
+        welcome = queue_mail(
+            session, judge, to="new@example.org", kind="signon", now=T0, secret=True,
+            mail=RenderedMail("Diplomacy: your password", "Your password is paris-123.\n"),
+        )  # fmt: skip
+    other = queue(sessions, judge, "b@example.org")
+    journal = SentJournal(tmp_path / "outbox.journal")
+    journal.add(by_id(sessions, welcome).id, T0 + timedelta(seconds=5))
+    with SmtpTransport(judge.settings.smtp) as transport:
+        assert deliver_pending(sessions, judge, transport, clock, journal=journal) == 1
+    journal.close()
+    assert smtp_sink.message_ids() == [other]
+    done = by_id(sessions, welcome)
+    assert (done.state, done.secret, done.body) == ("sent", False, PURGED_BODY)
