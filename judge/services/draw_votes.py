@@ -258,11 +258,10 @@ def _uncounted(session: Session, game: Game, power: str) -> str:
     return f"  {power}'s seat is open ({why}): its votes do not count while it is."
 
 
-def _passing(session: Session, game: Game, position: Position) -> Ending | None:
-    """The ending the standing votes agree on in ``position``, or None."""
-    records = _votes(session, game)
-    if not records:
-        return None  # no vote stands (most games, most phases): no seat need be read
+def _passing(
+    session: Session, game: Game, position: Position, records: Sequence[VoteRecord]
+) -> Ending | None:
+    """The ending the standing votes ``records`` agree on in ``position``, or None."""
     survivors = position.powers_alive()
     disorder = _disorder(session, game)
     settings = game_settings(game)
@@ -308,9 +307,14 @@ def settle(
         return False
     if game.status not in (GameStatus.ACTIVE, GameStatus.PAUSED):
         return False
+    records = _votes(session, game)
+    if not records:
+        # No vote stands (most games, most phases): neither the position nor a seat is
+        # read (a deadline burst asks this of every game).
+        return False
     if position is None:
         position = current_position(session, game)
-    ending = _passing(session, game, position)
+    ending = _passing(session, game, position, records)
     if ending is None:
         return False
     end_game(session, judge, game, ending, position, now)
