@@ -78,13 +78,31 @@ _IN_CHUNK = 500
 # -- games ------------------------------------------------------------------------------
 
 
-def game_by_name(session: Session, name: str, *, lock: bool = False) -> Game | None:
+def game_by_name(
+    session: Session, name: str, *, lock: bool = False, past_looks: bool = False
+) -> Game | None:
     """The game called ``name`` (case-insensitive), if any; with ``lock``, its row locked
-    until the transaction ends (PostgreSQL) and read afresh, as :func:`locked_game`."""
+    until the transaction ends (PostgreSQL) and read afresh, as :func:`locked_game`; with
+    ``past_looks``, read afresh once no look holds it, as :func:`game_past_looks`."""
     query = select(Game).where(Game.name == name.strip().lower())
     if lock:
         query = query.with_for_update().execution_options(populate_existing=True)
+    elif past_looks:
+        query = query.with_for_update(read=True, key_share=True).execution_options(
+            populate_existing=True
+        )
     return session.scalar(query)
+
+
+def game_past_looks(session: Session, game_id: int) -> Game | None:
+    """The game, read afresh once no look at it is under way, and kept from one until the
+    transaction ends: on PostgreSQL a ``FOR KEY SHARE`` lock, which waits for the ``FOR
+    UPDATE`` of a look (:func:`locked_game`) or of a phase being processed, and makes them
+    wait in turn.  It does not conflict with another such lock, nor with a plain UPDATE
+    of the row (a mark, :func:`mark_games`), so inbox transactions of several judges that
+    read the same games in different orders never deadlock on them, nor wait for each
+    other.  (SQLite's transactions take turns anyway: no lock is written there.)"""
+    return session.scalars(_GAME_PAST_LOOKS, {"game_id": game_id}).one_or_none()
 
 
 def game_names(session: Session) -> list[str]:
@@ -191,6 +209,14 @@ _LOCKED_GAME = (
     select(Game)
     .where(Game.id == bindparam("game_id"))
     .with_for_update()
+    .execution_options(populate_existing=True)
+)
+
+
+_GAME_PAST_LOOKS = (
+    select(Game)
+    .where(Game.id == bindparam("game_id"))
+    .with_for_update(read=True, key_share=True)
     .execution_options(populate_existing=True)
 )
 

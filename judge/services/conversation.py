@@ -243,18 +243,21 @@ class Conversation:
     # -- lookups ------------------------------------------------------------------
 
     def game(self, name: str) -> Game | None:
-        """The game called ``name``, read once per transaction, its row locked until the
-        transaction ends and read afresh.
+        """The game called ``name``, read once per transaction, afresh once no look at it
+        is under way, and kept from one until the transaction ends
+        (:func:`judge.db.queries.game_past_looks`).
 
-        The lock is why: on PostgreSQL a deadline look processing the game holds its row
+        On PostgreSQL a deadline look processing the game holds its row
         (:func:`judge.runtime.looks.look`), and an order read against the phase it is
         processing would be stored for a phase already adjudicated and confirmed to a
         player for nothing.  The inbox waits for the look instead, then reads the phase
-        the look left; a look that comes second waits for the inbox's commit.
+        the look left; a look that comes second waits for the inbox's commit.  The lock
+        is a shared one: another judge's inbox reading the same games, in any order,
+        neither waits nor deadlocks.
         """
         key = name.strip().lower()
         if key not in self.work.games:
-            self.work.games[key] = queries.game_by_name(self.session, key, lock=True)
+            self.work.games[key] = queries.game_by_name(self.session, key, past_looks=True)
         return self.work.games[key]
 
     def position(self, game: Game) -> Position:

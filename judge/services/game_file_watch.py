@@ -40,7 +40,10 @@ def reload_configs(session: Session, judge: Judge, now: datetime) -> list[str]:
             continue  # a file being rewritten, or moved away: try again later
         if digest == config_digest and not legacy:
             continue  # unchanged (the common case: no game row is loaded for it)
-        game = session.get(Game, game_id)
+        # Read afresh once no look is under way, as load_game reads it below: read
+        # before a look that load_game then waits for, ``before`` would be the old
+        # phase's deadline, and the next phase's taken for the master's new one.
+        game = queries.game_past_looks(session, game_id)
         if game is None:
             continue
         settings = dict(game.settings or {})

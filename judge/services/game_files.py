@@ -75,10 +75,11 @@ def load_game(session: Session, judge: Judge, path: Path, now: datetime) -> Load
     """
     config = load_game_config(path)
     digest = hashlib.sha256(path.read_bytes()).hexdigest()
-    # Locked and read afresh: a look processing the game on PostgreSQL holds its row, and
-    # an edit read against the phase it is processing (a deadline) would be written over
-    # the next phase's once the look commits.  The edit waits and applies to that phase.
-    game = queries.game_by_name(session, config.name, lock=True)
+    # Read afresh once no look is under way (and kept from one): a look processing the
+    # game on PostgreSQL holds its row, and an edit read against the phase it is
+    # processing (a deadline) would be written over the next phase's once the look
+    # commits.  The edit waits and applies to that phase.
+    game = queries.game_by_name(session, config.name, past_looks=True)
     created = game is None
     changes: list[str] = []
     if game is None:

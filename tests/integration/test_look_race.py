@@ -17,9 +17,11 @@ from sqlalchemy import select
 from sqlalchemy.orm import Session
 from support.servicekit import GAME_FILE, at, started_game
 
+from judge.db import queries
 from judge.db.models import FutureOrder, Game, OrderRecord, OutboundMessage, PhaseRecord
 from judge.runtime.bootstrap import App
 from judge.runtime.looks import look, process_phase
+from judge.services.game_file_watch import reload_configs
 from judge.services.game_files import LoadReport, load_game
 from judge.services.inbound import process_one
 from judge.services.intake import receive
@@ -165,3 +167,67 @@ def test_a_game_file_edit_applied_during_the_look_applies_to_the_phase_after_it(
     assert game.file_applied is not None
     assert game.file_applied["deadline"] == {"at": "2026-12-01T20:00:00+00:00", "seq": 2}
     assert records == {1: spring, 2: at("2026-12-01 20:00")}
+
+
+def test_a_game_file_edit_reloaded_during_the_look_mails_no_deadline_news(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """An edit of the game master's address alone, picked up by the judge's watch while
+    the spring is being processed: the game is read after the look, so the autumn's new
+    deadline is not taken for one the master set, and nobody is mailed about it."""
+    app, _table = started_game(tmp_path, postgres_database_url)
+    path = tmp_path / "test01.toml"
+    path.write_text(GAME_FILE.replace("gm@example.org", "master@example.org"))
+
+    def watch() -> list[str]:
+        with app.sessions() as session, session.begin():
+            return reload_configs(session, app.judge, LATER)
+
+    lines = _during_look(app, watch)
+    assert len(lines) == 1 and lines[0].startswith("test01: reloaded ("), lines
+    with app.sessions() as session:
+        game = session.scalars(select(Game)).one()
+        kinds = list(session.scalars(select(OutboundMessage.kind).distinct()))
+    assert (game.phase, game.master_address) == ("F1901M", "master@example.org")
+    assert "deadline" not in kinds, kinds
+
+
+def test_two_inboxes_reading_two_games_in_opposite_orders_neither_wait_nor_deadlock(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """Two judges' inbox transactions, each with a message for one game and then one for
+    the other, in opposite orders: the games are read under a shared lock (it keeps
+    looks out, not other inboxes), so both go through at once."""
+    app, _table = started_game(tmp_path, postgres_database_url)
+    path = tmp_path / "test02.toml"
+    path.write_text(GAME_FILE.replace('name = "test01"', 'name = "test02"'))
+    with app.sessions() as session, session.begin():
+        load_game(session, app.judge, path, LATER)
+    both_first = threading.Barrier(2, timeout=10)
+    read: dict[str, list[str]] = {}
+    errors: list[BaseException] = []
+
+    def inbox(names: list[str]) -> None:
+        try:
+            with app.sessions() as session, session.begin():
+                seen = []
+                for name in names:
+                    game = queries.game_by_name(session, name, past_looks=True)
+                    assert game is not None
+                    seen.append(game.name)
+                    if len(seen) == 1:
+                        both_first.wait()  # each holds its first game
+                read[names[0]] = seen
+        except BaseException as err:
+            errors.append(err)
+
+    threads = [
+        threading.Thread(target=inbox, args=(order,), daemon=True)
+        for order in (["test01", "test02"], ["test02", "test01"])
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(10)
+    assert errors == []
+    assert read == {"test01": ["test01", "test02"], "test02": ["test02", "test01"]}
