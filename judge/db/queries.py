@@ -870,7 +870,15 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
         # as many parameters, built and compiled again at each of a burst's windows).
         return list(
             session.connection()
-            .execute(_HOLD_OUTBOX_PG, {"ids": list(ids), "owner": owner, "until": until})
+            .execute(
+                _HOLD_OUTBOX_PG,
+                {
+                    "ids": list(ids),
+                    "owner": owner,
+                    # As the column binds it (a naive time refused).
+                    "until": _UTC_TIME.process_bind_param(until, session.get_bind().dialect),
+                },
+            )
             .scalars()
         )
     result = session.execute(
@@ -954,9 +962,11 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
     if ids and session.get_bind().dialect.name == "postgresql":
         # Two arrays, one statement text whatever their length: the CASE below is built
         # and compiled afresh for each window of a burst's mail (most of its cost).
-        session.connection().execute(
-            _MARK_SENT_PG, {"ids": ids, "times": [when[message_id] for message_id in ids]}
-        )
+        # The times bound as the column's type binds them (a naive one refused), which a
+        # plain array parameter would not do.
+        dialect = session.get_bind().dialect
+        times = [_UTC_TIME.process_bind_param(when[i], dialect) for i in ids]
+        session.connection().execute(_MARK_SENT_PG, {"ids": ids, "times": times})
         return
     for start in range(0, len(ids), _IN_CHUNK):
         chunk = ids[start : start + _IN_CHUNK]
@@ -976,6 +986,10 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
 #: The type of ``outbox.sent_at`` (UTC, timezone-aware), for the times bound in
 #: :func:`mark_sent`.
 _SENT_AT_TYPE = _OUTBOX.c.sent_at.type
+
+#: The outbox's times as their columns bind them, for the arrays of the PostgreSQL
+#: statements below, whose parameters no column types.
+_UTC_TIME = UTCDateTime()
 
 #: :func:`mark_sent` on PostgreSQL: each id with its time, from two arrays.
 _MARK_SENT_PG = text(

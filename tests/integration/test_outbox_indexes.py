@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from sqlalchemy import event, insert, select, text
 from sqlalchemy.engine import Connection
+from sqlalchemy.exc import StatementError
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.db import OutboundMessage, make_engine, make_sessionmaker, queries, upgrade
@@ -156,3 +157,15 @@ def test_mail_marked_sent_in_one_statement_keeps_each_its_own_time(
         201: ("sent", second, None, None),
         301: ("queued", None, None, None),
     }
+
+
+def test_a_naive_time_is_refused_when_marking_mail_sent_or_renewing_claims(
+    sessions: sessionmaker[Session],
+) -> None:
+    """On either database the times are bound as the column binds them: a time without
+    a zone is refused, never read in the database session's zone."""
+    naive = datetime(2026, 12, 6, 12, 0)
+    with sessions() as session, session.begin(), pytest.raises((ValueError, StatementError)):
+        queries.mark_sent(session, [(101, naive)])
+    with sessions() as session, session.begin(), pytest.raises((ValueError, StatementError)):
+        queries.hold_outbox(session, [100], "host:1", naive)
