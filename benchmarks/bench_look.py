@@ -1,7 +1,7 @@
 """The deadline loop's look at a due game, alone: CPU of the judge and of PostgreSQL.
 
 ```sh
-python benchmarks/bench_look.py [--games 500] [--profile FILE]
+python benchmarks/bench_look.py [--games 500] [--profile FILE [--calls]]
 ```
 
 Makes ``--games`` running games (maps off, their game-start mail marked sent) on a
@@ -11,7 +11,8 @@ processed, its results queued, the next moment settled, one transaction). Printe
 judge's CPU (user + sys of this process) and PostgreSQL's (its server processes, from
 ``/proc``) per look, and the wall time per look. No mail is sent: the sender's share is
 ``bench_deadline.py --serve``'s. ``--profile FILE``: the looks' cProfile statistics, timed
-on CPU, written to FILE (the profiler about doubles the CPU figure).
+on CPU, written to FILE (the profiler about doubles the CPU figure); with ``--calls``,
+counted instead (calls and returns, in millions), the same on any machine.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import cProfile
+import itertools
 import sys
 import tempfile
 import time
@@ -50,6 +52,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--profile", type=Path, help="write the looks' cProfile stats here")
+    parser.add_argument(
+        "--calls",
+        action="store_true",
+        help="--profile: count calls and returns instead of timing (the same on any machine)",
+    )
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
         postgres = PostgresServer(fsync=True)
@@ -74,7 +81,10 @@ def main(argv: list[str] | None = None) -> int:
         look(app, "bench", ids[0], now)  # the connection made, the statements prepared
         assert postgres.process is not None
         server = postgres.process.pid  # the postmaster: its children are the backends
-        profiler = cProfile.Profile(time.process_time) if args.profile else None
+        # Counted, the profile's "seconds" are millions of calls and returns: on a
+        # machine whose speed wanders, the one measure that compares two versions.
+        clock = itertools.count().__next__ if args.calls else time.process_time
+        profiler = cProfile.Profile(clock, 1e-6 if args.calls else 0.0) if args.profile else None
         looks = ids[1:]
         cpu, pg, wall = time.process_time(), tree_cpu_seconds(server), time.perf_counter()
         if profiler is not None:
