@@ -16,6 +16,7 @@ from typing import Any, cast
 from sqlalchemy import (
     DateTime,
     Interval,
+    Select,
     Table,
     and_,
     bindparam,
@@ -86,12 +87,27 @@ def game_by_name(
     ``past_looks``, read afresh once no look holds it, as :func:`game_past_looks`."""
     query = select(Game).where(Game.name == name.strip().lower())
     if lock:
-        query = query.with_for_update().execution_options(populate_existing=True)
+        query = _locked(query)
     elif past_looks:
-        query = query.with_for_update(read=True, key_share=True).execution_options(
-            populate_existing=True
-        )
+        query = _past_looks(query)
     return session.scalar(query)
+
+
+def _locked(query: Select[Game]) -> Select[Game]:
+    """``query`` of games, their rows locked for update and read afresh."""
+    return query.with_for_update().execution_options(populate_existing=True)
+
+
+def _past_looks(query: Select[Game]) -> Select[Game]:
+    """``query`` of games, read afresh under ``FOR KEY SHARE`` (:func:`game_past_looks`)."""
+    return query.with_for_update(read=True, key_share=True).execution_options(
+        populate_existing=True
+    )
+
+
+def _is_postgres(session: Session) -> bool:
+    """Whether the session's database is PostgreSQL (else SQLite)."""
+    return session.get_bind().dialect.name == "postgresql"
 
 
 def game_past_looks(session: Session, game_id: int) -> Game | None:
@@ -205,20 +221,8 @@ def release_game_claims_of(session: Session, claimants: Iterable[str]) -> int:
 
 # The statements of a deadline look (one per game of a burst, thousands at once) are built
 # once, with their values bound at each call: building one costs more than running it.
-_LOCKED_GAME = (
-    select(Game)
-    .where(Game.id == bindparam("game_id"))
-    .with_for_update()
-    .execution_options(populate_existing=True)
-)
-
-
-_GAME_PAST_LOOKS = (
-    select(Game)
-    .where(Game.id == bindparam("game_id"))
-    .with_for_update(read=True, key_share=True)
-    .execution_options(populate_existing=True)
-)
+_LOCKED_GAME = _locked(select(Game).where(Game.id == bindparam("game_id")))
+_GAME_PAST_LOOKS = _past_looks(select(Game).where(Game.id == bindparam("game_id")))
 
 
 def locked_game(session: Session, game_id: int) -> Game | None:
@@ -645,7 +649,7 @@ def serialize(session: Session, key: int) -> None:
     """Let one transaction at a time past this point among all the judges on the
     database, until it ends: a PostgreSQL advisory lock; SQLite's one writer (the
     transaction began with ``BEGIN IMMEDIATE``) already is one."""
-    if session.get_bind().dialect.name == "postgresql":
+    if _is_postgres(session):
         session.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
 
 
@@ -865,7 +869,7 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
     PostgreSQL for another judge freeing them (its row locks) and then sees them freed."""
     if not ids:
         return []
-    if session.get_bind().dialect.name == "postgresql":
+    if _is_postgres(session):
         # One statement text whatever the number of ids (an array, not an IN list of
         # as many parameters, built and compiled again at each of a burst's windows).
         return list(
@@ -876,7 +880,7 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
                     "ids": list(ids),
                     "owner": owner,
                     # As the column binds it (a naive time refused).
-                    "until": _UTC_TIME.process_bind_param(until, session.get_bind().dialect),
+                    "until": _utc(session, until),
                 },
             )
             .scalars()
@@ -959,13 +963,12 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
     is marked before that judge claims it."""
     when = {message_id: at for message_id, at in entries}
     ids = sorted(when)
-    if ids and session.get_bind().dialect.name == "postgresql":
+    if ids and _is_postgres(session):
         # Two arrays, one statement text whatever their length: the CASE below is built
         # and compiled afresh for each window of a burst's mail (most of its cost).
         # The times bound as the column's type binds them (a naive one refused), which a
         # plain array parameter would not do.
-        dialect = session.get_bind().dialect
-        times = [_UTC_TIME.process_bind_param(when[i], dialect) for i in ids]
+        times = [_utc(session, when[message_id]) for message_id in ids]
         session.connection().execute(_MARK_SENT_PG, {"ids": ids, "times": times})
         return
     for start in range(0, len(ids), _IN_CHUNK):
@@ -990,6 +993,13 @@ _SENT_AT_TYPE = _OUTBOX.c.sent_at.type
 #: The outbox's times as their columns bind them, for the arrays of the PostgreSQL
 #: statements below, whose parameters no column types.
 _UTC_TIME = UTCDateTime()
+
+
+def _utc(session: Session, when: datetime) -> datetime | None:
+    """``when`` as a UTC time column binds it for the session's database (a naive one
+    refused)."""
+    return _UTC_TIME.process_bind_param(when, session.get_bind().dialect)
+
 
 #: :func:`mark_sent` on PostgreSQL: each id with its time, from two arrays.
 _MARK_SENT_PG = text(
@@ -1296,9 +1306,7 @@ def ask_picture(session: Session, game_id: int, phase: str, kind: str, now: date
             return found
         values = {"game_id": game_id, "phase": phase, "kind": kind, "png": None, "created_at": now}
         # INSERT ... ON CONFLICT DO NOTHING: the same words on both, each dialect's class.
-        upsert: Any = (
-            postgresql.insert if session.get_bind().dialect.name == "postgresql" else sqlite.insert
-        )
+        upsert: Any = postgresql.insert if _is_postgres(session) else sqlite.insert
         new = session.scalar(
             upsert(Picture)
             .values(values)
@@ -1429,7 +1437,7 @@ def limit_waits(session: Session, seconds: float) -> None:
     most ``seconds`` (PostgreSQL's ``SET LOCAL statement_timeout, lock_timeout``: for
     the heartbeat, which must fail rather than hang).  SQLite has no such setting; its
     judges share one machine and tell a live process by its id, not its heartbeat."""
-    if session.get_bind().dialect.name == "postgresql":
+    if _is_postgres(session):
         milliseconds = str(max(1, round(seconds * 1000)))
         # set_config(..., true) is SET LOCAL with parameters: it ends with the transaction.
         session.execute(
@@ -1449,7 +1457,7 @@ def heartbeat_clock(
     another's would make a host running late look gone and one running ahead look
     alive; on SQLite (one machine: its judges share the one clock) ``local()``, so that
     the stored text keeps the form of every other time the judge stores."""
-    if session.get_bind().dialect.name == "postgresql":
+    if _is_postgres(session):
         # The statement's start, not now()'s transaction start: a beat or a check late in
         # a transaction is not dated back to its beginning.
         server: ColumnElement[datetime] = func.statement_timestamp(type_=DateTime(timezone=True))
