@@ -39,16 +39,46 @@ from sqlalchemy.orm import configure_mappers  # noqa: E402
 
 from benchmarks.bench_deadline import _dispose, prepare, set_deadlines  # noqa: E402
 from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds  # noqa: E402
-from judge.config import JudgeSettings  # noqa: E402
+from judge.config import JudgeSettings, SmtpSettings  # noqa: E402
 from judge.db.models import Game  # noqa: E402
-from judge.runtime.bootstrap import open_app  # noqa: E402
+from judge.runtime.bootstrap import App, open_app  # noqa: E402
 from judge.runtime.looks import look  # noqa: E402
+
+
+def due_games(
+    stack: contextlib.ExitStack, games: int, name: str, smtp: SmtpSettings | None = None
+) -> tuple[App, list[int], int]:
+    """A private PostgreSQL server (stopped by ``stack``) holding ``games`` running games
+    (maps off) whose deadline has just passed, and the judge on it (``smtp``: its relay);
+    the judge, the games' ids in order and the server's process id (the postmaster: its
+    children are the backends)."""
+    from support.pgserver import PostgresServer
+
+    postgres = PostgresServer(fsync=True)
+    stack.callback(postgres.stop)
+    postgres.start()
+    directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix=f"bench-{name}-")))
+    url = new_postgres_database(postgres.url, name)
+    var = directory / "var"
+    print(f"making {games} games on PostgreSQL...", flush=True)
+    prepare(url, var, games, directory / "games", False)
+    when = datetime.now(UTC) + timedelta(seconds=2)
+    set_deadlines(url, var, when)
+    time.sleep(max((when - datetime.now(UTC)).total_seconds(), 0) + 0.1)
+    settings = JudgeSettings(
+        name="BENCH", address="judge@example.org", var_dir=var, database_url=url, smtp=smtp
+    )
+    app = open_app(settings, migrate=False)
+    stack.callback(_dispose, app)
+    configure_mappers()
+    with app.sessions() as session:
+        ids = list(session.scalars(select(Game.id).order_by(Game.id)))
+    assert postgres.process is not None
+    return app, ids, postgres.process.pid
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print its figures."""
-    from support.pgserver import PostgresServer
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=500)
     parser.add_argument("--profile", type=Path, help="write the looks' cProfile stats here")
@@ -59,28 +89,9 @@ def main(argv: list[str] | None = None) -> int:
     )
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
-        postgres = PostgresServer(fsync=True)
-        stack.callback(postgres.stop)
-        postgres.start()
-        directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-look-")))
-        url = new_postgres_database(postgres.url, "looks")
-        var = directory / "var"
-        print(f"making {args.games} games on PostgreSQL...", flush=True)
-        prepare(url, var, args.games, directory / "games", False)
-        when = datetime.now(UTC) + timedelta(seconds=2)
-        set_deadlines(url, var, when)
-        time.sleep(max((when - datetime.now(UTC)).total_seconds(), 0) + 0.1)
-        settings = JudgeSettings(
-            name="BENCH", address="judge@example.org", var_dir=var, database_url=url
-        )
-        app = open_app(settings, migrate=False)
-        configure_mappers()
-        with app.sessions() as session:
-            ids = list(session.scalars(select(Game.id).order_by(Game.id)))
+        app, ids, server = due_games(stack, args.games, "looks")
         now = datetime.now(UTC)
         look(app, "bench", ids[0], now)  # the connection made, the statements prepared
-        assert postgres.process is not None
-        server = postgres.process.pid  # the postmaster: its children are the backends
         # Counted, the profile's "seconds" are millions of calls and returns: on a
         # machine whose speed wanders, the one measure that compares two versions.
         clock = itertools.count().__next__ if args.calls else time.process_time
@@ -103,7 +114,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         if profiler is not None and args.profile is not None:
             profiler.dump_stats(args.profile)
-        _dispose(app)
     return 0
 
 

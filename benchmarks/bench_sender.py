@@ -21,9 +21,8 @@ import argparse
 import contextlib
 import cProfile
 import sys
-import tempfile
 import time
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,50 +33,29 @@ for _path in (str(ROOT / "tests"), str(ROOT)):
         sys.path.insert(0, _path)
 
 from sqlalchemy import func, select  # noqa: E402
-from sqlalchemy.orm import configure_mappers  # noqa: E402
 
-from benchmarks.bench_deadline import _dispose, prepare, set_deadlines  # noqa: E402
-from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds  # noqa: E402
+from benchmarks.bench_look import due_games  # noqa: E402
+from benchmarks.bench_mail import tree_cpu_seconds  # noqa: E402
 from benchmarks.relay_sink import LightSink  # noqa: E402
-from judge.config import JudgeSettings, SmtpSettings  # noqa: E402
-from judge.db.models import Game, OutboundMessage  # noqa: E402
+from judge.config import SmtpSettings  # noqa: E402
+from judge.db.models import OutboundMessage  # noqa: E402
 from judge.mail.smtp_out import SmtpTransport  # noqa: E402
-from judge.runtime.bootstrap import open_app  # noqa: E402
 from judge.runtime.looks import look  # noqa: E402
 from judge.runtime.sender import SentJournal, deliver_due, sender_token  # noqa: E402
 
 
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print its figures."""
-    from support.pgserver import PostgresServer
-
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=300)
     parser.add_argument("--profile", type=Path, help="write the delivery's cProfile stats here")
     args = parser.parse_args(argv)
     with contextlib.ExitStack() as stack:
-        postgres = PostgresServer(fsync=True)
-        stack.callback(postgres.stop)
-        postgres.start()
         sink = LightSink()
         sink.start()
         stack.callback(sink.close)
-        directory = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="bench-send-")))
-        url = new_postgres_database(postgres.url, "sender")
-        var = directory / "var"
-        print(f"making {args.games} games on PostgreSQL...", flush=True)
-        prepare(url, var, args.games, directory / "games", False)
-        when = datetime.now(UTC) + timedelta(seconds=2)
-        set_deadlines(url, var, when)
-        time.sleep(max((when - datetime.now(UTC)).total_seconds(), 0) + 0.1)
         smtp = SmtpSettings(host=sink.host, port=sink.port, security="none")
-        settings = JudgeSettings(
-            name="BENCH", address="judge@example.org", var_dir=var, database_url=url, smtp=smtp
-        )
-        app = open_app(settings, migrate=False)
-        configure_mappers()
-        with app.sessions() as session:
-            ids = list(session.scalars(select(Game.id).order_by(Game.id)))
+        app, ids, server = due_games(stack, args.games, "sender", smtp)
         now = datetime.now(UTC)
         print("processing their first phases (results queued)...", flush=True)
         for game_id in ids:
@@ -92,11 +70,9 @@ def main(argv: list[str] | None = None) -> int:
                 or 0
             )
         transport = SmtpTransport(smtp, local_hostname="judge.example.org")
-        journal = SentJournal(var / "sent.journal")
+        journal = SentJournal(app.judge.settings.var_dir / "sent.journal")
         stack.callback(journal.close)
         owner = sender_token()
-        assert postgres.process is not None
-        server = postgres.process.pid  # the postmaster: its children are the backends
         profiler = cProfile.Profile(time.thread_time) if args.profile else None
         cpu, pg, wall = time.thread_time(), tree_cpu_seconds(server), time.perf_counter()
         if profiler is not None:
@@ -125,7 +101,6 @@ def main(argv: list[str] | None = None) -> int:
         )
         if profiler is not None and args.profile is not None:
             profiler.dump_stats(args.profile)
-        _dispose(app)
     return 0
 
 

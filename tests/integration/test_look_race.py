@@ -9,13 +9,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from datetime import datetime
-from email.message import EmailMessage
 from pathlib import Path
 from typing import TypeVar
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session
-from support.servicekit import GAME_FILE, at, started_game
+from support.servicekit import GAME_FILE, Table, at, started_game
 
 from judge.db import queries
 from judge.db.models import FutureOrder, Game, OrderRecord, OutboundMessage, PhaseRecord
@@ -24,30 +23,18 @@ from judge.runtime.looks import look, process_phase
 from judge.services.game_file_watch import reload_configs
 from judge.services.game_files import LoadReport, load_game
 from judge.services.inbound import process_one
-from judge.services.intake import receive
 
 TOKEN = "judge-a.example:1:1"
 #: Past the game's first deadline (48 hours, at 20:00).
-LATER = at("2026-11-26 12:00")
+WHEN = "2026-11-26 12:00"
+LATER = at(WHEN)
 T = TypeVar("T")
-
-
-def _stored(app: App, body: str) -> int:
-    mail = EmailMessage()
-    mail["From"] = "england@example.org"
-    mail["To"] = "judge@example.org"
-    mail["Subject"] = "orders"
-    mail["Message-ID"] = "<race1@players.example>"
-    mail.set_content(body)
-    with app.sessions() as session, session.begin():
-        row, _new = receive(session, mail.as_bytes(), LATER)
-        return row.id
 
 
 def _race(app: App, body: str) -> str:
     """Process the mail ``body`` while a look holds the game (it has locked the row and
     is about to process the phase), then let the look finish; the inbox's outcome."""
-    inbound_id = _stored(app, body)
+    inbound_id = Table(app).store("england@example.org", body, WHEN)
     return _during_look(app, lambda: process_one(app.sessions, app.judge, inbound_id, LATER))
 
 

@@ -60,6 +60,12 @@ class Table:
         self.seen = 0
 
     def send(self, sender: str, body: str, when: str, subject: str = "orders") -> str:
+        """Store a plain mail and process it; the state it ends in."""
+        inbound_id = self.store(sender, body, when, subject)
+        return process_one(self.app.sessions, self.app.judge, inbound_id, at(when))
+
+    def store(self, sender: str, body: str, when: str, subject: str = "orders") -> int:
+        """Store a plain mail as received, not yet processed; its inbound id."""
         self.count += 1
         mail = EmailMessage()
         mail["From"] = sender
@@ -67,12 +73,10 @@ class Table:
         mail["Subject"] = subject
         mail["Message-ID"] = f"<m{self.count}@players.example>"
         mail.set_content(body)
-        now = at(when)
         with self.app.sessions() as session, session.begin():
-            row, new = receive(session, mail.as_bytes(), now)
+            row, new = receive(session, mail.as_bytes(), at(when))
             assert new
-            inbound_id = row.id
-        return process_one(self.app.sessions, self.app.judge, inbound_id, now)
+            return row.id
 
     def inject(self, raw: bytes, when: str) -> str:
         """Store and process a raw message as received (a mail program's own bytes)."""
