@@ -42,7 +42,7 @@ from benchmarks.bench_mail import new_postgres_database, tree_cpu_seconds  # noq
 from judge.config import JudgeSettings, SmtpSettings  # noqa: E402
 from judge.db.models import Game  # noqa: E402
 from judge.runtime.bootstrap import App, open_app  # noqa: E402
-from judge.runtime.looks import look  # noqa: E402
+from judge.runtime.looks import look, look_page  # noqa: E402
 
 
 def due_games(
@@ -81,6 +81,12 @@ def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; print its figures."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--games", type=int, default=500)
+    parser.add_argument(
+        "--together",
+        type=int,
+        default=1,
+        help="games looked at in one transaction (look_page); 1: each alone (look)",
+    )
     parser.add_argument("--profile", type=Path, help="write the looks' cProfile stats here")
     parser.add_argument(
         "--calls",
@@ -100,8 +106,12 @@ def main(argv: list[str] | None = None) -> int:
         cpu, pg, wall = time.process_time(), tree_cpu_seconds(server), time.perf_counter()
         if profiler is not None:
             profiler.enable()
-        for game_id in looks:
-            look(app, "bench", game_id, now)
+        if args.together > 1:
+            for at in range(0, len(looks), args.together):
+                look_page(app, "bench", looks[at : at + args.together], now)
+        else:
+            for game_id in looks:
+                look(app, "bench", game_id, now)
         if profiler is not None:
             profiler.disable()
         cpu = time.process_time() - cpu

@@ -24,6 +24,7 @@ session's events, so a write to one of :data:`KINDS`' tables must not be made th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import BindParameter, Table, and_, bindparam, event, exists, select
@@ -31,6 +32,7 @@ from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
 
 from judge.db.models import (
     FutureOrder,
+    Game,
     Observer,
     OrderRecord,
     PressRecord,
@@ -38,7 +40,7 @@ from judge.db.models import (
     VoteRecord,
 )
 
-__all__ = ["KINDS", "forget", "known_none", "learn", "no_orders_after"]
+__all__ = ["KINDS", "forget", "known_none", "learn", "learn_many", "no_orders_after"]
 
 #: The kinds of rows, each with the table whose writes forget it.
 KINDS: dict[str, str] = {
@@ -52,6 +54,10 @@ KINDS: dict[str, str] = {
 #: Where the facts are kept: ``session.info[_KEY][(kind, game_id)]`` (for
 #: ``"orders_after"`` the phase's number after which there is none; else True).
 _KEY = "judge.absent"
+#: The games the transaction asked about, and at which phase's number:
+#: ``session.info[_LEARNT][game_id]``.  A fact forgotten since is only no answer (the
+#: query is made): learning again would tell nothing the transaction's own writes did not.
+_LEARNT = "judge.absent.learnt"
 
 _GAME: BindParameter[int] = bindparam("game_id")
 _LEARN = select(
@@ -67,15 +73,47 @@ _LEARN = select(
 )
 
 
+_LEARN_MANY = select(
+    Game.id,
+    Game.seq,
+    ~exists().where(VoteRecord.game_id == Game.id),
+    ~exists().where(FutureOrder.game_id == Game.id, FutureOrder.active.is_(True)),
+    ~exists().where(
+        PressRecord.game_id == Game.id,
+        PressRecord.release.is_(True),
+        PressRecord.state == PressState.HELD,
+    ),
+    ~exists().where(Observer.game_id == Game.id),
+    ~exists().where(and_(OrderRecord.game_id == Game.id, OrderRecord.seq > Game.seq)),
+).where(Game.id.in_(bindparam("game_ids", expanding=True)))
+
+
 def learn(session: Session, game_id: int, seq: int) -> None:
     """Learn which of :data:`KINDS` the game ``game_id`` holds none of, its phase being
-    number ``seq`` (``"orders_after"``: no order for a later phase), in one statement.
-    The caller holds the game's row lock."""
+    number ``seq`` (``"orders_after"``: no order for a later phase), in one statement;
+    nothing when the transaction learnt it already (:func:`learn_many`).  The caller
+    holds the game's row lock."""
+    if session.info.get(_LEARNT, {}).get(game_id) == seq:
+        return
     row = session.execute(_LEARN, {"game_id": game_id, "seq": seq}).one()
+    _keep(session, game_id, seq, row)
+
+
+def learn_many(session: Session, game_ids: Sequence[int]) -> None:
+    """:func:`learn` for each of the games ``game_ids``, at the phase each is at, in one
+    statement.  The caller holds the games' row locks (and read them in this
+    transaction, so that their phases are the ones it has)."""
+    for game_id, seq, *row in session.execute(_LEARN_MANY, {"game_ids": list(game_ids)}):
+        _keep(session, game_id, seq, row)
+
+
+def _keep(session: Session, game_id: int, seq: int, nones: Sequence[bool]) -> None:
+    """Keep what the game holds none of at its phase ``seq`` (``nones``, one a kind)."""
     facts: dict[tuple[str, int], Any] = session.info.setdefault(_KEY, {})
-    for kind, none in zip(KINDS, row, strict=True):
+    for kind, none in zip(KINDS, nones, strict=True):
         if none:
             facts[(kind, game_id)] = seq if kind == "orders_after" else True
+    session.info.setdefault(_LEARNT, {})[game_id] = seq
 
 
 def known_none(session: Session, kind: str, game_id: int) -> bool:
@@ -146,3 +184,6 @@ def _forget_all(session: Session, transaction: SessionTransaction) -> None:
     facts = session.info.get(_KEY)
     if facts:
         facts.clear()
+    learnt = session.info.get(_LEARNT)
+    if learnt:
+        learnt.clear()

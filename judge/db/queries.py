@@ -22,6 +22,7 @@ from sqlalchemy import (
     bindparam,
     case,
     delete,
+    event,
     func,
     insert,
     inspect,
@@ -30,13 +31,14 @@ from sqlalchemy import (
     or_,
     select,
     text,
+    tuple_,
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import ORMExecuteState, Session
 from sqlalchemy.sql.elements import ColumnElement
 
-from judge.db import absent
+from judge.db import absent, readahead
 from judge.db.models import (
     LOOK_NOW,
     FutureOrder,
@@ -231,6 +233,56 @@ def locked_game(session: Session, game_id: int) -> Game | None:
     return session.scalars(_LOCKED_GAME, {"game_id": game_id}).one_or_none()
 
 
+_LOCKED_GAMES = _locked(
+    select(Game).where(Game.id.in_(bindparam("game_ids", expanding=True))).order_by(Game.id)
+)
+
+
+def locked_games(session: Session, game_ids: Sequence[int]) -> list[Game]:
+    """The games (those still there), as :func:`locked_game`, locked in the order of
+    their ids: two transactions that lock pages of games wait for each other, never
+    deadlock."""
+    return list(session.scalars(_LOCKED_GAMES, {"game_ids": list(game_ids)}))
+
+
+def read_ahead(session: Session, games: Sequence[Game]) -> None:
+    """Read, for a page of ``games`` whose rows the caller locked, what looking at each
+    asks of it, one statement a kind for the whole page: the current phase's record
+    (:func:`phase_record`), the players (:func:`players_of`), the phase's standing orders
+    (:func:`standing_orders`) and what each game holds none of (:func:`absent.learn_many`).
+    Each look's queries then find them (:mod:`judge.db.readahead`)."""
+    keys = [(game.id, game.seq) for game in games if game.seq]
+    if not keys:
+        return
+    ids = [game_id for game_id, _seq in keys]
+    memo = _phase_records(session)
+    for record in session.scalars(
+        select(PhaseRecord).where(tuple_(PhaseRecord.game_id, PhaseRecord.seq).in_(keys))
+    ):
+        memo[(record.game_id, record.seq)] = record
+    seats: dict[int, list[Player]] = {game_id: [] for game_id in ids}
+    for player in session.scalars(
+        select(Player).where(Player.game_id.in_(ids)).order_by(Player.id)
+    ):
+        seats[player.game_id].append(player)
+    standing: dict[tuple[int, int], list[readahead.Standing]] = {key: [] for key in keys}
+    for game_id, seq, power, unit, canonical in session.execute(
+        select(OrderRecord.game_id, OrderRecord.seq, Player.power, OrderRecord.unit,
+               OrderRecord.canonical)
+        .join(Player, OrderRecord.player_id == Player.id)
+        .where(
+            tuple_(OrderRecord.game_id, OrderRecord.seq).in_(keys),
+            OrderRecord.active.is_(True),
+            OrderRecord.canonical.is_not(None),
+        )
+        .order_by(OrderRecord.id)
+    ):  # fmt: skip
+        if canonical is not None:
+            standing[(game_id, seq)].append((power, unit, canonical))
+    readahead.keep(session, seats, standing)
+    absent.learn_many(session, ids)
+
+
 def next_wake_at(session: Session) -> datetime | None:
     """The next moment the deadline loop must look at a game (one MIN on an index)."""
     return session.scalar(select(func.min(Game.wake_at)))
@@ -360,17 +412,25 @@ def rollbacks_of(session: Session, game_id: int) -> list[Rollback]:
 # -- players ----------------------------------------------------------------------------
 
 
-_PLAYERS_OF = select(Player).where(Player.game_id == bindparam("game_id"))
+_PLAYERS_OF = select(Player).where(Player.game_id == bindparam("game_id")).order_by(Player.id)
 
 
 def players_of(
     session: Session, game_id: int, *, status: str | None = None, not_status: str | None = None
 ) -> list[Player]:
     """A game's players: all, or those with ``status``, or those without ``not_status``
-    (:class:`~judge.db.models.PlayerStatus` values)."""
+    (:class:`~judge.db.models.PlayerStatus` values), in the order of their ids."""
+    kept = readahead.players(session, game_id)
+    if kept is not None:
+        return [
+            p
+            for p in kept
+            if (status is None or p.status == status)
+            and (not_status is None or p.status != not_status)
+        ]
     if status is None and not_status is None:
         return list(session.scalars(_PLAYERS_OF, {"game_id": game_id}))
-    statement = select(Player).where(Player.game_id == game_id)
+    statement = select(Player).where(Player.game_id == game_id).order_by(Player.id)
     if status is not None:
         statement = statement.where(Player.status == status)
     if not_status is not None:
@@ -469,6 +529,9 @@ _STANDING_ORDERS = (
 def standing_orders(session: Session, game_id: int, seq: int) -> list[tuple[str, str | None, str]]:
     """The valid active orders of a phase, oldest first: (power, what it is for, the
     canonical order)."""
+    kept = readahead.orders(session, game_id, seq)
+    if kept is not None:
+        return kept
     rows = session.execute(_STANDING_ORDERS, {"game_id": game_id, "seq": seq})
     return [(power, unit, canonical) for power, unit, canonical in rows if canonical is not None]
 
@@ -796,9 +859,65 @@ def reply_counts(
 
 
 def insert_outbox(session: Session, rows: Sequence[dict[str, Any]]) -> None:
-    """Write outbox rows (column values) in one statement."""
+    """Write outbox rows (column values) in one statement; while the transaction gathers
+    them (:func:`gather_outbox`), hold them instead."""
+    if not rows:
+        return
+    gathered = _gathered(session)
+    if gathered is not None:
+        gathered.extend(rows)
+        return
+    session.execute(insert(_OUTBOX), list(rows))
+
+
+#: Where the outbox rows gathered are held: ``session.info[_GATHERED]`` is (the
+#: transaction, its rows).
+_GATHERED = "judge.outbox.gathered"
+
+
+def gather_outbox(session: Session) -> None:
+    """Hold the outbox rows the session's transaction writes from now on
+    (:func:`insert_outbox`), to write them all in one statement: before the next
+    statement the session runs, or at the commit, whichever comes first (a look at a
+    page of games, :func:`judge.runtime.looks.look_page`, runs none between its games in
+    the common case).  Nothing reads the outbox without them, and a rollback drops them
+    with the rest."""
+    session.info[_GATHERED] = (session.get_transaction(), [])
+
+
+def _gathered(session: Session) -> list[dict[str, Any]] | None:
+    """The outbox rows held for the session's transaction, if it gathers them."""
+    held = session.info.get(_GATHERED)
+    if held is None:
+        return None
+    if held[0] is not session.get_transaction():
+        del session.info[_GATHERED]  # a transaction that ended
+        return None
+    return cast(list[dict[str, Any]], held[1])
+
+
+def write_gathered(session: Session) -> None:
+    """Write the outbox rows held (:func:`gather_outbox`) now, in one statement; they are
+    written as they come from then on."""
+    rows = _gathered(session)
+    if rows is None:
+        return
+    del session.info[_GATHERED]
     if rows:
-        session.execute(insert(_OUTBOX), list(rows))
+        session.execute(insert(_OUTBOX), rows)
+
+
+@event.listens_for(Session, "do_orm_execute")
+def _gathered_first(state: ORMExecuteState) -> None:
+    # Any statement may read the outbox (or wait on what writes it): the rows go first.
+    if _GATHERED in state.session.info:
+        write_gathered(state.session)
+
+
+@event.listens_for(Session, "before_commit")
+def _gathered_at_commit(session: Session) -> None:
+    if _GATHERED in session.info:
+        write_gathered(session)
 
 
 #: "Queued", in the words of the outbox's partial index (:data:`judge.db.models.QUEUED_MAIL`):

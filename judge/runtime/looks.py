@@ -24,12 +24,14 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable
+import traceback
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass
 from datetime import datetime
 from multiprocessing.context import SpawnContext
+from typing import Any, TypeVar
 
 from sqlalchemy.orm import Session, configure_mappers
 
@@ -40,11 +42,13 @@ from judge.runtime.bootstrap import App, open_app
 from judge.services.endgame import not_processed_why
 from judge.services.games import phase_due, process_game
 from judge.services.notices import send_late_notices, send_reminders
-from judge.services.wakes import settle
+from judge.services.wakes import settle, settle_flushed
 
-__all__ = ["LookPool", "Looked", "look", "process_phase"]
+__all__ = ["Failed", "LookPool", "Looked", "look", "look_page", "process_phase"]
 
 log = logging.getLogger("judge.serve")
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -68,29 +72,111 @@ def look(
     cost is mostly round trips and commits: one look, one commit), the game's row
     locked throughout.  ``process``: what processes a due phase (default
     :func:`process_phase`)."""
-    said: str | None = None
-    sent = False
+    looked = Looked(None, False)
     with app.sessions() as session, session.begin():
         game = queries.locked_game(session, game_id)
         if game is not None:
-            sent = bool(
-                send_reminders(session, app.judge, now, [game])
-                + send_late_notices(session, app.judge, now, [game])
-            )
-            if (
-                game.status == GameStatus.ACTIVE
-                and game.phase is not None
-                and phase_due(session, game, now)
-            ):
-                if process is None:
-                    said = process_phase(app, session, game, now)
-                else:
-                    said = process(session, game, now)
-                sent = True
+            looked = _look_at(app, session, game, now, process)
             settle(session, game, now)
-            if game.claimed_by == token:
-                game.claimed_by = None  # given back with the look's commit
+            _give_back(game, token)
+    return looked
+
+
+@dataclass(frozen=True)
+class Failed:
+    """A look that failed (rolled back): the error's traceback, for the judge's log."""
+
+    trace: str
+
+
+def look_page(
+    app: App,
+    token: str,
+    game_ids: Sequence[int],
+    now: datetime,
+    process: Callable[[Session, Game, datetime], str | None] | None = None,
+) -> list[Looked | Failed]:
+    """Look at a page of games whose moment came, for the judge ``token`` (which claimed
+    them), as :func:`look` at each, but in one transaction: what the looks ask of their
+    games is read once for the page (:func:`judge.db.queries.read_ahead`), their mail
+    written in one statement, their changes in one flush and the page committed once (in
+    a burst, each game's own statements and commit were most of a look's cost).  Should
+    that fail, it is rolled back and each game is looked at alone, so that a game whose
+    look fails holds none of the others back.  What each look did, in the order of
+    ``game_ids``."""
+    if len(game_ids) > 1:
+        try:
+            return _look_together(app, token, game_ids, now, process)
+        except Exception as err:
+            log.warning(
+                "looking at %d games together failed (%s); looking at each alone",
+                len(game_ids),
+                type(err).__name__,
+            )
+    outcomes: list[Looked | Failed] = []
+    for game_id in game_ids:
+        try:
+            outcomes.append(look(app, token, game_id, now, process))
+        except Exception:
+            outcomes.append(Failed(traceback.format_exc()))
+    return outcomes
+
+
+def _look_together(
+    app: App,
+    token: str,
+    game_ids: Sequence[int],
+    now: datetime,
+    process: Callable[[Session, Game, datetime], str | None] | None,
+) -> list[Looked | Failed]:
+    """The looks of :func:`look_page`, in one transaction."""
+    looked: dict[int, Looked] = {}
+    with app.sessions() as session, session.begin():
+        games = queries.locked_games(session, game_ids)
+        queries.read_ahead(session, games)
+        queries.gather_outbox(session)
+        for game in games:
+            looked[game.id] = _look_at(app, session, game, now, process)
+        # Every look's changes written (and their games marked by them) at once; then
+        # each game's next moment, as settle() does for one.
+        session.flush()
+        for game in games:
+            settle_flushed(session, game, now)
+            _give_back(game, token)
+    return [looked.get(game_id, Looked(None, False)) for game_id in game_ids]
+
+
+def _look_at(
+    app: App,
+    session: Session,
+    game: Game,
+    now: datetime,
+    process: Callable[[Session, Game, datetime], str | None] | None,
+) -> Looked:
+    """The look at ``game`` (its row locked), its next moment not yet settled."""
+    said: str | None = None
+    sent = bool(
+        send_reminders(session, app.judge, now, [game])
+        + send_late_notices(session, app.judge, now, [game])
+    )
+    if (
+        game.status == GameStatus.ACTIVE
+        and game.phase is not None
+        and phase_due(session, game, now)
+    ):
+        said = (
+            process_phase(app, session, game, now)
+            if process is None
+            else process(session, game, now)
+        )
+        sent = True
     return Looked(said, sent)
+
+
+def _give_back(game: Game, token: str) -> None:
+    """Give the game's claim back with the look's commit (when ``token`` holds it)."""
+    if game.claimed_by == token:
+        game.claimed_by = None
 
 
 def process_phase(app: App, session: Session, game: Game, now: datetime) -> str | None:
@@ -182,6 +268,13 @@ def _look_in_process(token: str, game_id: int, now: datetime) -> Looked:
     return look(_APP, token, game_id, now)
 
 
+def _look_page_in_process(
+    token: str, game_ids: Sequence[int], now: datetime
+) -> list[Looked | Failed]:
+    assert _APP is not None, "a look pool process without its judge"
+    return look_page(_APP, token, game_ids, now)
+
+
 class LookPool:
     """``size`` processes that look at games for the judge ``token``, side by side.
 
@@ -231,17 +324,25 @@ class LookPool:
         """Start a look at ``game_id`` in a pool process (a pool found broken, a process
         of it killed, is made afresh first).  Raises RuntimeError once closed, and
         BrokenProcessPool when the pool is broken again at once, or given up."""
+        return self._submit(_look_in_process, self.token, game_id, now)
+
+    def submit_page(self, game_ids: Sequence[int], now: datetime) -> Future[list[Looked | Failed]]:
+        """Start the looks at ``game_ids`` in a pool process, in one transaction
+        (:func:`look_page`); raises as :meth:`submit`."""
+        return self._submit(_look_page_in_process, self.token, list(game_ids), now)
+
+    def _submit(self, work: Callable[..., T], *args: object) -> Future[T]:
         if self._renewals >= MAX_RENEWALS:
             raise BrokenProcessPool("the look processes were given up")
         try:
-            future = self._pool().submit(_look_in_process, self.token, game_id, now)
+            future = self._pool().submit(work, *args)
         except BrokenProcessPool:
             self._renew()
-            future = self._pool().submit(_look_in_process, self.token, game_id, now)
+            future = self._pool().submit(work, *args)
         future.add_done_callback(self._done)
         return future
 
-    def _done(self, future: Future[Looked]) -> None:
+    def _done(self, future: Future[Any]) -> None:
         if not future.cancelled() and future.exception() is None:
             self._renewals = 0  # the pool works
 

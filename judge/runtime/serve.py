@@ -84,7 +84,10 @@ NEXT_JOB = "deadline:next"
 #: Games claimed at a time by the deadline loop: small, so that several judges on one
 #: database share a burst out evenly.
 CLAIM_PAGE = 16
-#: How many games of a page the deadline loop looks at side by side, each in a process of
+#: How many games of a page are looked at together, in one transaction
+#: (:func:`looks.look_page`): each part of a page goes to a look process of its own.
+LOOK_TOGETHER = 8
+#: How many parts of a page the deadline loop looks at side by side, each in a process of
 #: its own (:class:`looks.LookPool`), on a database several processes may share, with
 #: worker processes: one process's looks are capped at one CPU by its interpreter lock.
 LOOK_PROCESSES = 2
@@ -553,59 +556,78 @@ class Server:
         self._schedule(now)
 
     def _look_page(self, page: Sequence[tuple[int, str, datetime]], now: datetime) -> bool:
-        """Look at a claimed page of games (id, name, moment): in the look processes when
-        there are (:class:`looks.LookPool`), else one after another here.  Whether
-        stopping cut the page short (the games not looked at given back)."""
+        """Look at a claimed page of games (id, name, moment), :data:`LOOK_TOGETHER` at a
+        time in one transaction (:func:`looks.look_page`): in the look processes when
+        there are (:class:`looks.LookPool`), side by side, else one part after another
+        here.  Whether stopping cut the page short (the games not looked at given back)."""
+        parts = [page[at : at + LOOK_TOGETHER] for at in range(0, len(page), LOOK_TOGETHER)]
         pool = self._look_pool
+        done: list[bool | None] = []
         if pool is None or not pool.usable or len(page) == 1:
-            done = [self._look_claimed(game_id, name, now) for game_id, name, _at in page]
+            for part in parts:
+                done += self._look_part(part, now)
         else:
-            started: list[tuple[tuple[int, str, datetime], Future[looks.Looked] | None]] = []
-            for row in page:
+            started: list[tuple[Sequence[tuple[int, str, datetime]], Future[Any] | None]] = []
+            for part in parts:
                 try:
-                    started.append((row, pool.submit(row[0], now)))
+                    started.append((part, pool.submit_page([row[0] for row in part], now)))
                 except Exception:  # closed (stopping), or broken again at once
-                    started.append((row, None))
-            done = []
-            for (game_id, name, _at), future in started:
+                    started.append((part, None))
+            for part, future in started:
                 if future is None:  # looked at here instead
-                    done.append(self._look_claimed(game_id, name, now))
-                    continue
-                if self.stopping.is_set() and future.cancel():
-                    done.append(None)
-                    continue
-                try:
-                    looked = future.result()
-                except Exception:
-                    done.append(self._look_failed(game_id, name))
+                    done += self._look_part(part, now)
+                elif self.stopping.is_set() and future.cancel():
+                    done += [None] * len(part)
                 else:
-                    self._report(looked)
-                    done.append(True)
+                    try:
+                        outcomes = future.result()
+                    except Exception:
+                        done += [self._look_failed(game_id, name) for game_id, name, _at in part]
+                    else:
+                        done += self._looked_part(part, outcomes)
         self._looked += sum(1 for outcome in done if outcome)
         left = [row[0] for row, outcome in zip(page, done, strict=True) if outcome is None]
         if left:
             self._release_games(left)
         return bool(left)
 
+    def _look_part(
+        self, part: Sequence[tuple[int, str, datetime]], now: datetime
+    ) -> list[bool | None]:
+        """Look at part of a page here (None for each game when stopping)."""
+        if self.stopping.is_set():
+            return [None] * len(part)
+        ids = [game_id for game_id, _name, _at in part]
+        return self._looked_part(
+            part, looks.look_page(self.app, self.token, ids, now, self._process)
+        )
+
+    def _looked_part(
+        self,
+        part: Sequence[tuple[int, str, datetime]],
+        outcomes: Sequence[looks.Looked | looks.Failed],
+    ) -> list[bool | None]:
+        """Report what each look of a part did: True when done, False when it failed (the
+        game given back, to be tried again at the next tick)."""
+        done: list[bool | None] = []
+        for (game_id, name, _at), outcome in zip(part, outcomes, strict=True):
+            if isinstance(outcome, looks.Failed):
+                self._count_error()
+                log.error("%s: looking at its deadline failed; retrying\n%s", name, outcome.trace)
+                self._release_games([game_id])
+                done.append(False)
+            else:
+                self._report(outcome)
+                done.append(True)
+        return done
+
     def _look_failed(self, game_id: int, name: str) -> bool:
         """A look that failed: counted, logged, the game given back (tried again at the
-        next tick); False, as :meth:`_look_claimed` says it."""
+        next tick); False."""
         self._count_error()
         log.exception("%s: looking at its deadline failed; retrying", name)
         self._release_games([game_id])
         return False
-
-    def _look_claimed(self, game_id: int, name: str, now: datetime) -> bool | None:
-        """Look at one claimed game: True when done, False when the look failed (the game
-        given back, to be tried again at the next tick), None when not looked at because
-        the judge is stopping."""
-        if self.stopping.is_set():
-            return None
-        try:
-            self._look(game_id, now)
-        except Exception:
-            return self._look_failed(game_id, name)
-        return True
 
     def _release_games(self, game_ids: Sequence[int]) -> None:
         """Give back games claimed and not looked at (stopping, or the look failed)."""
@@ -639,10 +661,6 @@ class Server:
             # A game loaded, an edit applied or refused: each may have queued mail (game
             # start, new deadline, a note to the master), and waking the sender is cheap.
             self.outbox_ready.set()
-
-    def _look(self, game_id: int, now: datetime) -> None:
-        """Look at one game whose moment came, in this process (:func:`looks.look`)."""
-        self._report(looks.look(self.app, self.token, game_id, now, self._process))
 
     def _process(self, session: Session, game: Game, now: datetime) -> str | None:
         """Process the game's due phase in the look's transaction

@@ -64,6 +64,12 @@ def settle(session: Session, game: Game, now: datetime) -> datetime | None:
     # What the look changed is written (and the game marked by it) first: the moment
     # worked out below then stands, as the last change to the row.
     session.flush()
+    return settle_flushed(session, game, now)
+
+
+def settle_flushed(session: Session, game: Game, now: datetime) -> datetime | None:
+    """:func:`settle`, the look's changes already flushed (a page of games looked at in
+    one transaction flushes them all at once, then settles each)."""
     game.wake_at = next_wake(session, game, now)
     game.wake_deadline = game.deadline
     return game.wake_at
