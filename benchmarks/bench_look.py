@@ -1,13 +1,15 @@
 """The deadline loop's look at a due game, alone: CPU of the judge and of PostgreSQL.
 
 ```sh
-python benchmarks/bench_look.py [--games 500] [--profile FILE [--calls]]
+python benchmarks/bench_look.py [--games 500] [--together N] [--profile FILE [--calls]]
 ```
 
 Makes ``--games`` running games (maps off, their game-start mail marked sent) on a
 private PostgreSQL server, sets every deadline to a moment just past, and looks at each
 game in turn in this one process (:func:`judge.runtime.looks.look`: notices, the phase
-processed, its results queued, the next moment settled, one transaction). Printed: the
+processed, its results queued, the next moment settled, one transaction), or with
+``--together N`` at N games at a time in one transaction
+(:func:`judge.runtime.looks.look_page`, as ``judge serve`` does with N = 8). Printed: the
 judge's CPU (user + sys of this process) and PostgreSQL's (its server processes, from
 ``/proc``) per look, and the wall time per look. No mail is sent: the sender's share is
 ``bench_deadline.py --serve``'s. ``--profile FILE``: the looks' cProfile statistics, timed

@@ -1,20 +1,24 @@
-"""One look of the deadline loop at a game whose moment came, and the processes that
-look at a page of such games side by side.
+"""The deadline loop's looks at games whose moment came, and the processes that look at
+parts of a page of such games side by side.
 
 A look is one transaction with the game's row locked: its reminders and late notices,
 its phase when due, and its next moment (:func:`judge.services.wakes.settle`).  The
-deadline loop claims a page of games at a time (:func:`judge.db.queries.claim_games`);
-on a database several processes share, with ``judge serve``'s worker processes, the
-page's games are looked at by :class:`LookPool`'s processes, two at a time: one process
-spends about two thirds of a look on its own CPU, which one interpreter lock caps at one
-CPU, and a burst of thousands of games is that work and little else.  A look in a pool
-process acts for the judge that claimed the game (its token), which gives the claim back
-with the look's commit; the pool process holds nothing of its own, so nothing is left
-claimed when it dies (the transaction it was in rolls back, and the deadline loop gives
-the game back, to be looked at again).  A pool process ends by itself when its judge is
-killed (:func:`watch_parent`); closing the pool waits a bounded time for the looks in
-progress, then kills their processes; a pool that keeps breaking is given up, and the
-judge looks in its own process.
+deadline loop claims a page of games at a time (:func:`judge.db.queries.claim_games`)
+and looks at the games of each part of it in one transaction (:func:`look_page`): what
+the looks ask of their games is read once for the part, their changes flushed and their
+mail written once, and the part committed once; a part that fails is rolled back and
+each of its games looked at alone (:func:`look`), so that one game's failure holds none
+of the others back.  On a database several processes share, with ``judge serve``'s
+worker processes, the parts are looked at by :class:`LookPool`'s processes, two at a
+time: one process spends most of a look on its own CPU, which one interpreter lock caps
+at one CPU, and a burst of thousands of games is that work and little else.  A look in a
+pool process acts for the judge that claimed the games (its token), which gives the
+claims back with the look's commit; the pool process holds nothing of its own, so
+nothing is left claimed when it dies (the transaction it was in rolls back, and the
+deadline loop gives the games back, to be looked at again).  A pool process ends by
+itself when its judge is killed (:func:`watch_parent`); closing the pool waits a bounded
+time for the looks in progress, then kills their processes; a pool that keeps breaking
+is given up, and the judge looks in its own process.
 """
 
 from __future__ import annotations

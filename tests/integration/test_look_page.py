@@ -28,6 +28,7 @@ from judge.db.models import (
 )
 from judge.runtime.bootstrap import App
 from judge.runtime.looks import Failed, Looked, look, look_page
+from judge.runtime.serve import Server
 from judge.services.game_files import load_game
 from judge.services.games import set_deadline, start_game
 
@@ -280,3 +281,41 @@ def _statements(app: App, ids: list[int]) -> list[tuple[str, str]]:
     finally:
         event.remove(engine, "before_cursor_execute", listen)
     return seen
+
+
+class FailingServer(Server):
+    """A judge whose processing of test02 fails."""
+
+    def _process(self, session: Session, game: Game, now: datetime) -> str | None:
+        if game.name == "test02":
+            raise RuntimeError("test02 cannot be processed")
+        return super()._process(session, game, now)
+
+
+def test_the_deadline_loop_gives_back_a_game_whose_look_failed_and_goes_on(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    app = judge_with_games(tmp_path / "one", f"sqlite:///{tmp_path / 'one.db'}", varied=False)
+    with app.sessions() as session, session.begin():
+        session.execute(update(Game).values(claimed_by=None))
+    server = FailingServer(app, clock=lambda: LATER, use_scheduler=False)
+    server._deadlines()
+    with app.sessions() as session:
+        games = session.execute(select(Game.name, Game.phase, Game.claimed_by).order_by(Game.id))
+        assert [tuple(row) for row in games] == [
+            ("test01", "F1901M", None),
+            ("test02", "S1901M", None),  # given back, to be looked at again
+            ("test03", "F1901M", None),
+            ("test04", "F1901M", None),
+            ("test05", "F1901M", None),
+        ]
+    assert server.errors == 1
+    (failed,) = [r for r in caplog.records if "looking at its deadline failed" in r.getMessage()]
+    assert failed.levelname == "ERROR"
+    assert failed.getMessage().startswith("test02: looking at its deadline failed; retrying\n")
+    assert failed.getMessage().endswith("RuntimeError: test02 cannot be processed\n")
+    # The part was tried together first, then each game alone.
+    (together,) = [r for r in caplog.records if "together failed" in r.getMessage()]
+    assert together.getMessage() == (
+        "looking at 5 games together failed (RuntimeError); looking at each alone"
+    )
