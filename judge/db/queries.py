@@ -35,7 +35,7 @@ from sqlalchemy import (
     update,
 )
 from sqlalchemy.dialects import postgresql, sqlite
-from sqlalchemy.orm import ORMExecuteState, Session
+from sqlalchemy.orm import Session
 from sqlalchemy.sql.elements import ColumnElement
 
 from judge.db import absent, readahead
@@ -233,16 +233,23 @@ def locked_game(session: Session, game_id: int) -> Game | None:
     return session.scalars(_LOCKED_GAME, {"game_id": game_id}).one_or_none()
 
 
-_LOCKED_GAMES = _locked(
-    select(Game).where(Game.id.in_(bindparam("game_ids", expanding=True))).order_by(Game.id)
+_FREE_GAMES = (
+    select(Game)
+    .where(Game.id.in_(bindparam("game_ids", expanding=True)))
+    .order_by(Game.id)
+    .with_for_update(skip_locked=True)
+    .execution_options(populate_existing=True)
 )
 
 
-def locked_games(session: Session, game_ids: Sequence[int]) -> list[Game]:
-    """The games (those still there), as :func:`locked_game`, locked in the order of
-    their ids: two transactions that lock pages of games wait for each other, never
-    deadlock."""
-    return list(session.scalars(_LOCKED_GAMES, {"game_ids": list(game_ids)}))
+def free_games(session: Session, game_ids: Sequence[int]) -> list[Game]:
+    """Those of the games that no other transaction holds, locked and read afresh as by
+    :func:`locked_game` (PostgreSQL: ``FOR UPDATE SKIP LOCKED``; SQLite's transactions
+    take turns anyway, and every game still there is returned).  A game held elsewhere (an
+    inbox reading it, a game master's PROCESS) is left out, not waited for: a transaction
+    that waited for one game while holding others could close a circle with one that
+    holds that game and waits for one of these."""
+    return list(session.scalars(_FREE_GAMES, {"game_ids": list(game_ids)}))
 
 
 def read_ahead(session: Session, games: Sequence[Game]) -> None:
@@ -839,6 +846,7 @@ def reply_counts(
 ) -> dict[str, dict[str, int]]:
     """How many mails of each of ``kinds`` were queued to each address since ``since``:
     ``{address: {kind: count}}`` (absent: none)."""
+    _held_first(session)
     wanted = sorted(set(addresses))
     kinds = sorted(set(kinds))
     counts: dict[str, dict[str, int]] = {}
@@ -860,11 +868,11 @@ def reply_counts(
 
 def insert_outbox(session: Session, rows: Sequence[dict[str, Any]]) -> None:
     """Write outbox rows (column values) in one statement; while the transaction gathers
-    them (:func:`gather_outbox`), hold them instead."""
+    them (:func:`gather_outbox`), hold them instead (not inside a savepoint)."""
     if not rows:
         return
     gathered = _gathered(session)
-    if gathered is not None:
+    if gathered is not None and not session.in_nested_transaction():
         gathered.extend(rows)
         return
     session.execute(insert(_OUTBOX), list(rows))
@@ -877,11 +885,13 @@ _GATHERED = "judge.outbox.gathered"
 
 def gather_outbox(session: Session) -> None:
     """Hold the outbox rows the session's transaction writes from now on
-    (:func:`insert_outbox`), to write them all in one statement: before the next
-    statement the session runs, or at the commit, whichever comes first (a look at a
-    page of games, :func:`judge.runtime.looks.look_page`, runs none between its games in
-    the common case).  Nothing reads the outbox without them, and a rollback drops them
-    with the rest."""
+    (:func:`insert_outbox`), to write them all in one statement at the commit (a look at
+    a page of games, :func:`judge.runtime.looks.look_page`, queues mail for each).
+
+    The rows written inside a savepoint are written at once, so that they go if it is
+    rolled back; those held meanwhile wait (written inside it, they would go with it).
+    Every query of the outbox writes the rows held first (outside a savepoint), and a
+    rollback drops them with the rest."""
     session.info[_GATHERED] = (session.get_transaction(), [])
 
 
@@ -896,28 +906,23 @@ def _gathered(session: Session) -> list[dict[str, Any]] | None:
     return cast(list[dict[str, Any]], held[1])
 
 
-def write_gathered(session: Session) -> None:
-    """Write the outbox rows held (:func:`gather_outbox`) now, in one statement; they are
-    written as they come from then on."""
-    rows = _gathered(session)
-    if rows is None:
+def _held_first(session: Session) -> None:
+    """Write the outbox rows held (:func:`gather_outbox`) before a query of the outbox
+    (not inside a savepoint: they would go if it were rolled back)."""
+    if _GATHERED not in session.info or session.in_nested_transaction():
         return
-    del session.info[_GATHERED]
+    rows = _gathered(session)
     if rows:
-        session.execute(insert(_OUTBOX), rows)
-
-
-@event.listens_for(Session, "do_orm_execute")
-def _gathered_first(state: ORMExecuteState) -> None:
-    # Any statement may read the outbox (or wait on what writes it): the rows go first.
-    if _GATHERED in state.session.info:
-        write_gathered(state.session)
+        session.execute(insert(_OUTBOX), list(rows))
+        rows.clear()
 
 
 @event.listens_for(Session, "before_commit")
 def _gathered_at_commit(session: Session) -> None:
-    if _GATHERED in session.info:
-        write_gathered(session)
+    # A savepoint's release commits too: the rows wait for the transaction's own commit.
+    if _GATHERED in session.info and not session.in_nested_transaction():
+        _held_first(session)
+        session.info.pop(_GATHERED, None)
 
 
 #: "Queued", in the words of the outbox's partial index (:data:`judge.db.models.QUEUED_MAIL`):
@@ -932,6 +937,7 @@ def _due(at: datetime) -> Any:
 
 def due_outbox_ids(session: Session, at: datetime, limit: int) -> list[int]:
     """Up to ``limit`` queued messages that may be tried at ``at``, oldest first."""
+    _held_first(session)
     return list(
         session.scalars(
             select(OutboundMessage.id)
@@ -953,6 +959,7 @@ def claim_outbox(
     PostgreSQL the second waits for the first's row locks and then finds the rows
     changed, on SQLite writers take turns.
     """
+    _held_first(session)
     before: dict[int, datetime | None] = {
         row.id: row.next_attempt_at
         for row in session.execute(
@@ -986,6 +993,7 @@ def hold_outbox(session: Session, ids: Sequence[int], owner: str, until: datetim
     """Of the messages ``ids``, those ``owner`` still holds (queued and claimed in its
     name), their claims renewed until ``until``: one statement, which also waits on
     PostgreSQL for another judge freeing them (its row locks) and then sees them freed."""
+    _held_first(session)
     if not ids:
         return []
     if _is_postgres(session):
@@ -1031,6 +1039,7 @@ def release_outbox(
 ) -> None:
     """Give messages claimed but not tried their attempt and their place back (each only
     if ``owner`` still holds it: another judge may have taken it over meanwhile)."""
+    _held_first(session)
     for message, was_due in claimed:
         session.execute(
             update(OutboundMessage)
@@ -1046,6 +1055,7 @@ def release_outbox(
 
 def outbox_claimants(session: Session, at: datetime) -> list[str]:
     """The sender processes holding queued messages at ``at``."""
+    _held_first(session)
     return list(
         session.scalars(
             select(OutboundMessage.claimed_by)
@@ -1062,6 +1072,7 @@ def outbox_claimants(session: Session, at: datetime) -> list[str]:
 def release_claims_of(session: Session, owner: str) -> int:
     """Make the queued messages that ``owner`` holds due at once (it is gone); return how
     many.  The attempt it counted stays counted."""
+    _held_first(session)
     result = session.execute(
         update(_OUTBOX)
         .where(_OUTBOX.c.claimed_by == owner, _QUEUED)
@@ -1080,6 +1091,7 @@ def mark_sent(session: Session, entries: Sequence[tuple[int, datetime]]) -> None
     wrong.  A journal read at a restart names mail claimed by the process before, and a
     mail another judge freed (taking this one for gone) is spared its second copy if it
     is marked before that judge claims it."""
+    _held_first(session)
     when = {message_id: at for message_id, at in entries}
     ids = sorted(when)
     if ids and _is_postgres(session):
@@ -1131,6 +1143,7 @@ _MARK_SENT_PG = text(
 
 def outbox_messages(session: Session) -> list[OutboundMessage]:
     """Every outbox message, oldest first."""
+    _held_first(session)
     return list(session.scalars(select(OutboundMessage).order_by(OutboundMessage.id)))
 
 
@@ -1144,6 +1157,7 @@ def mail_since(
 ) -> list[tuple[str, datetime]]:
     """The kind and queueing time of each mail of ``kinds`` queued to ``address`` since
     ``since``."""
+    _held_first(session)
     rows = session.execute(
         select(OutboundMessage.kind, OutboundMessage.created_at).where(
             OutboundMessage.to_addr == address,
@@ -1162,12 +1176,14 @@ def _secrets_done() -> tuple[Any, ...]:
 
 def any_secret_done(session: Session) -> bool:
     """Whether some mail that held a password is sent or given up (an index read)."""
+    _held_first(session)
     return session.scalar(select(OutboundMessage.id).where(*_secrets_done()).limit(1)) is not None
 
 
 def purge_secrets(session: Session, body: str) -> int:
     """Replace the body of each mail that held a password and is sent or given up with
     ``body``, clear its flag, and return how many."""
+    _held_first(session)
     result = session.execute(
         update(OutboundMessage)
         .where(*_secrets_done())

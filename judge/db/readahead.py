@@ -127,7 +127,19 @@ def _forget_written(state: ORMExecuteState) -> None:
 
 @event.listens_for(Session, "after_transaction_end")
 def _forget_all(session: Session, transaction: SessionTransaction) -> None:
-    # A flush's own inner transaction ends at every flush: not the end of anything.
-    if transaction.parent is not None and not transaction.nested:
+    # The transaction's own end only: a flush's inner transaction ends at every flush, and
+    # a savepoint released changes nothing known (what it wrote forgot its tables as it
+    # wrote them); one rolled back is _forget_rolled_back's.
+    if transaction.parent is not None:
         return
+    _clear(session)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _forget_rolled_back(session: Session, _previous: SessionTransaction) -> None:
+    # Any rollback, a savepoint's too: it may bring back rows deleted since it began.
+    _clear(session)
+
+
+def _clear(session: Session) -> None:
     session.info.pop(_KEY, None)

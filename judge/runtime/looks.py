@@ -117,13 +117,7 @@ def look_page(
                 len(game_ids),
                 type(err).__name__,
             )
-    outcomes: list[Looked | Failed] = []
-    for game_id in game_ids:
-        try:
-            outcomes.append(look(app, token, game_id, now, process))
-        except Exception:
-            outcomes.append(Failed(traceback.format_exc()))
-    return outcomes
+    return [_look_alone(app, token, game_id, now, process) for game_id in game_ids]
 
 
 def _look_together(
@@ -133,10 +127,12 @@ def _look_together(
     now: datetime,
     process: Callable[[Session, Game, datetime], str | None] | None,
 ) -> list[Looked | Failed]:
-    """The looks of :func:`look_page`, in one transaction."""
-    looked: dict[int, Looked] = {}
+    """The looks of :func:`look_page`: in one transaction, at the games no other
+    transaction holds; then at each of the others alone (waiting for it), so that the
+    page's transaction never waits for a game while it holds the rest."""
+    looked: dict[int, Looked | Failed] = {}
     with app.sessions() as session, session.begin():
-        games = queries.locked_games(session, game_ids)
+        games = queries.free_games(session, game_ids)
         queries.read_ahead(session, games)
         queries.gather_outbox(session)
         for game in games:
@@ -147,7 +143,24 @@ def _look_together(
         for game in games:
             settle_flushed(session, game, now)
             _give_back(game, token)
-    return [looked.get(game_id, Looked(None, False)) for game_id in game_ids]
+    for game_id in game_ids:
+        if game_id not in looked:
+            looked[game_id] = _look_alone(app, token, game_id, now, process)
+    return [looked[game_id] for game_id in game_ids]
+
+
+def _look_alone(
+    app: App,
+    token: str,
+    game_id: int,
+    now: datetime,
+    process: Callable[[Session, Game, datetime], str | None] | None,
+) -> Looked | Failed:
+    """:func:`look`, a failure given as :class:`Failed`."""
+    try:
+        return look(app, token, game_id, now, process)
+    except Exception:
+        return Failed(traceback.format_exc())
 
 
 def _look_at(

@@ -401,6 +401,8 @@ class Server:
         #: The processes that look at a page of games side by side (worker processes on
         #: a database several processes share; made at start).
         self._look_pool: looks.LookPool | None = None
+        #: Games whose part of a page killed its look process: looked at alone until looked at.
+        self._alone: set[int] = set()
         # Set by the inbox (a worker process, when processes) after each batch: what it
         # wrote may have marked games for the deadline loop.
         self.deadline_ready: Wakeup = self._context.Event() if self.processes else threading.Event()
@@ -559,13 +561,20 @@ class Server:
         """Look at a claimed page of games (id, name, moment), :data:`LOOK_TOGETHER` at a
         time in one transaction (:func:`looks.look_page`): in the look processes when
         there are (:class:`looks.LookPool`), side by side, else one part after another
-        here.  Whether stopping cut the page short (the games not looked at given back)."""
-        parts = [page[at : at + LOOK_TOGETHER] for at in range(0, len(page), LOOK_TOGETHER)]
+        here.  Whether stopping cut the page short (the games not looked at given back).
+
+        The games of a part whose look process died (a look that kills it, the machine's
+        OOM killer) are looked at each alone from then on, until looked at: the others
+        need not wait, pass after pass, for the one that kills it."""
+        alone = [row for row in page if row[0] in self._alone]
+        rest = [row for row in page if row[0] not in self._alone]
+        parts: list[Sequence[tuple[int, str, datetime]]] = [[row] for row in alone]
+        parts += [rest[at : at + LOOK_TOGETHER] for at in range(0, len(rest), LOOK_TOGETHER)]
         pool = self._look_pool
-        done: list[bool | None] = []
+        outcomes: dict[int, bool | None] = {}
         if pool is None or not pool.usable or len(page) == 1:
             for part in parts:
-                done += self._look_part(part, now)
+                outcomes.update(self._look_part(part, now))
         else:
             started: list[tuple[Sequence[tuple[int, str, datetime]], Future[Any] | None]] = []
             for part in parts:
@@ -575,28 +584,32 @@ class Server:
                     started.append((part, None))
             for part, future in started:
                 if future is None:  # looked at here instead
-                    done += self._look_part(part, now)
+                    outcomes.update(self._look_part(part, now))
                 elif self.stopping.is_set() and future.cancel():
-                    done += [None] * len(part)
+                    outcomes.update((game_id, None) for game_id, _name, _at in part)
                 else:
                     try:
-                        outcomes = future.result()
+                        looked = future.result()
                     except Exception:
-                        done += [self._look_failed(game_id, name) for game_id, name, _at in part]
+                        for game_id, name, _at in part:
+                            outcomes[game_id] = self._look_failed(game_id, name)
+                        if len(part) > 1:
+                            self._alone.update(game_id for game_id, _name, _at in part)
                     else:
-                        done += self._looked_part(part, outcomes)
-        self._looked += sum(1 for outcome in done if outcome)
-        left = [row[0] for row, outcome in zip(page, done, strict=True) if outcome is None]
+                        outcomes.update(self._looked_part(part, looked))
+        self._alone.difference_update(game_id for game_id, done in outcomes.items() if done)
+        self._looked += sum(1 for done in outcomes.values() if done)
+        left = [row[0] for row in page if outcomes.get(row[0]) is None]
         if left:
             self._release_games(left)
         return bool(left)
 
     def _look_part(
         self, part: Sequence[tuple[int, str, datetime]], now: datetime
-    ) -> list[bool | None]:
+    ) -> dict[int, bool | None]:
         """Look at part of a page here (None for each game when stopping)."""
         if self.stopping.is_set():
-            return [None] * len(part)
+            return {game_id: None for game_id, _name, _at in part}
         ids = [game_id for game_id, _name, _at in part]
         return self._looked_part(
             part, looks.look_page(self.app, self.token, ids, now, self._process)
@@ -606,19 +619,19 @@ class Server:
         self,
         part: Sequence[tuple[int, str, datetime]],
         outcomes: Sequence[looks.Looked | looks.Failed],
-    ) -> list[bool | None]:
-        """Report what each look of a part did: True when done, False when it failed (the
-        game given back, to be tried again at the next tick)."""
-        done: list[bool | None] = []
+    ) -> dict[int, bool | None]:
+        """Report what each look of a part did, by game: True when done, False when it
+        failed (the game given back, to be tried again at the next tick)."""
+        done: dict[int, bool | None] = {}
         for (game_id, name, _at), outcome in zip(part, outcomes, strict=True):
             if isinstance(outcome, looks.Failed):
                 self._count_error()
                 log.error("%s: looking at its deadline failed; retrying\n%s", name, outcome.trace)
                 self._release_games([game_id])
-                done.append(False)
+                done[game_id] = False
             else:
                 self._report(outcome)
-                done.append(True)
+                done[game_id] = True
         return done
 
     def _look_failed(self, game_id: int, name: str) -> bool:

@@ -5,8 +5,12 @@ its size; a look that fails holds none of the page's other games back."""
 
 from __future__ import annotations
 
+import threading
+import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import Future
+from concurrent.futures.process import BrokenProcessPool
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -16,6 +20,7 @@ from sqlalchemy import Engine, event, func, make_url, select, update
 from sqlalchemy.orm import Session
 from support.servicekit import GAME_FILE, Table, at, make_app
 
+from judge.db import queries
 from judge.db.models import (
     FutureOrder,
     Game,
@@ -319,3 +324,82 @@ def test_the_deadline_loop_gives_back_a_game_whose_look_failed_and_goes_on(
     assert together.getMessage() == (
         "looking at 5 games together failed (RuntimeError); looking at each alone"
     )
+
+
+def test_a_page_does_not_wait_for_a_game_held_elsewhere_while_it_holds_the_others(
+    tmp_path: Path, postgres_database_url: str
+) -> None:
+    """An inbox reading a game (``FOR KEY SHARE``) while a page is looked at: the page's
+    other games are looked at and committed without it, and it is looked at alone once
+    free.  (Waiting for it while holding the others could close a circle with an inbox
+    that holds it and then reads one of them.)"""
+    app = judge_with_games(tmp_path / "one", postgres_database_url, varied=False, maps=False)
+    outcome: dict[str, list[Looked | Failed]] = {}
+    with app.sessions() as holder:
+        holder.begin()
+        assert queries.game_past_looks(holder, 2) is not None  # as an inbox reads test02
+        thread = threading.Thread(
+            target=lambda: outcome.update(looked=look_page(app, TOKEN, [1, 2, 3], LATER))
+        )
+        thread.start()
+        until = time.monotonic() + 10
+        while time.monotonic() < until:
+            phases = _phases(app)
+            if phases[0] == phases[2] == "F1901M":
+                break
+            time.sleep(0.05)
+        assert phases == ["F1901M", "S1901M", "F1901M", "S1901M", "S1901M"]
+        assert thread.is_alive()  # waiting for test02, alone
+        holder.rollback()
+    thread.join(30)
+    assert outcome["looked"] == [
+        Looked(f"test0{n} S1901M processed at the deadline; now F1901M", True) for n in (1, 2, 3)
+    ]
+    assert _phases(app) == ["F1901M", "F1901M", "F1901M", "S1901M", "S1901M"]
+
+
+def _phases(app: App) -> list[str | None]:
+    with app.sessions() as session:
+        return list(session.scalars(select(Game.phase).order_by(Game.id)))
+
+
+class DyingPool:
+    """Stands for the look processes, a part holding test02 killing its process: its
+    future fails as a dead process's does (BrokenProcessPool); any other part is looked
+    at here.  Notes the parts submitted."""
+
+    usable = True
+
+    def __init__(self, app: App, token: str) -> None:
+        self.app, self.token = app, token
+        self.parts: list[list[int]] = []
+
+    def submit_page(self, game_ids: list[int], now: datetime) -> Future[list[Looked | Failed]]:
+        self.parts.append(list(game_ids))
+        future: Future[list[Looked | Failed]] = Future()
+        if 2 in game_ids:
+            future.set_exception(BrokenProcessPool("a look process died"))
+        else:
+            future.set_result(look_page(self.app, self.token, game_ids, now))
+        return future
+
+
+def test_the_games_of_a_part_whose_process_died_are_looked_at_alone_until_looked_at(
+    tmp_path: Path,
+) -> None:
+    app = judge_with_games(tmp_path / "one", f"sqlite:///{tmp_path / 'one.db'}", varied=False)
+    with app.sessions() as session, session.begin():
+        session.execute(update(Game).values(claimed_by=None))
+    server = Server(app, clock=lambda: LATER, use_scheduler=False)
+    pool = DyingPool(app, server.token)
+    server._look_pool = pool  # type: ignore[assignment]
+    server._deadlines()
+    # The part died: every game given back, each to be looked at alone.
+    assert pool.parts == [[1, 2, 3, 4, 5]]
+    assert _phases(app) == ["S1901M"] * 5
+    server._deadlines()
+    assert pool.parts[1:] == [[1], [2], [3], [4], [5]]
+    assert _phases(app) == ["F1901M", "S1901M", "F1901M", "F1901M", "F1901M"]
+    assert server._alone == {2}
+    with app.sessions() as session:
+        assert set(session.scalars(select(Game.claimed_by))) == {None}

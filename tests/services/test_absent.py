@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from sqlalchemy import insert, text, update
+from sqlalchemy import delete, insert, text, update
 from support.servicekit import player, started_game
 from test_process_statements import statements
 
@@ -101,3 +101,28 @@ def test_facts_end_with_their_transaction(tmp_path: Path, db_url: str) -> None:
                 savepoint.rollback()
             # What the savepoint did is undone with it, and what it forgot cannot be told.
             assert not absent.known_none(session, "votes", 1)
+
+
+def test_a_savepoint_released_keeps_what_is_known_and_one_rolled_back_forgets_it(
+    tmp_path: Path, db_url: str
+) -> None:
+    app, _table = started_game(tmp_path, db_url)
+    with app.sessions() as session, session.begin():
+        session.add(VoteRecord(game_id=1, power="England", kind="draw"))
+    with app.sessions() as session, session.begin():
+        absent.learn(session, 1, 1)
+        with session.begin_nested():
+            session.add(Observer(game_id=1, address="watcher@example.org"))
+        # Released: what it wrote forgot its own kind only.
+        assert not absent.known_none(session, "observers", 1)
+        assert absent.known_none(session, "ahead", 1)
+        assert absent.known_none(session, "held_releases", 1)
+        assert absent.no_orders_after(session, 1, 2)
+        with session.begin_nested() as savepoint:
+            session.execute(delete(VoteRecord).where(VoteRecord.game_id == 1))
+            absent.learn_many(session, [1])  # learn() would not ask again at this phase
+            assert absent.known_none(session, "votes", 1)
+            savepoint.rollback()
+        # The vote deleted in the savepoint is back: "no votes" is no longer known.
+        assert not absent.known_none(session, "votes", 1)
+        assert [vote.power for vote in queries.votes_of(session, 1)] == ["England"]
