@@ -9,7 +9,7 @@ private PostgreSQL server, sets every deadline to a moment just past, and looks 
 game in turn in this one process (:func:`judge.runtime.looks.look`: notices, the phase
 processed, its results queued, the next moment settled, one transaction), or with
 ``--together N`` at N games at a time in one transaction
-(:func:`judge.runtime.looks.look_page`, as ``judge serve`` does with N = 8). Printed: the
+(:func:`judge.runtime.looks.look_page`, as ``judge serve`` does with N = 12). Printed: the
 judge's CPU (user + sys of this process) and PostgreSQL's (its server processes, from
 ``/proc``) per look, and the wall time per look. No mail is sent: the sender's share is
 ``bench_deadline.py --serve``'s. ``--profile FILE``: the looks' cProfile statistics, timed

@@ -83,10 +83,10 @@ WAKE_SLACK = 0.002
 NEXT_JOB = "deadline:next"
 #: Games claimed at a time by the deadline loop: small, so that several judges on one
 #: database share a burst out evenly.
-CLAIM_PAGE = 16
+CLAIM_PAGE = 24
 #: How many games of a page are looked at together, in one transaction
 #: (:func:`looks.look_page`): each part of a page goes to a look process of its own.
-LOOK_TOGETHER = 8
+LOOK_TOGETHER = 12
 #: How many parts of a page the deadline loop looks at side by side, each in a process of
 #: its own (:class:`looks.LookPool`), on a database several processes may share, with
 #: worker processes: one process's looks are capped at one CPU by its interpreter lock.

@@ -20,11 +20,12 @@ from support.servicekit import GAME_FILE, at, make_app
 from judge.config import InboundSmtpSettings
 from judge.db.models import Game, JudgeProcess, PhaseRecord
 from judge.runtime.bootstrap import App
-from judge.runtime.serve import Server
+from judge.runtime.serve import CLAIM_PAGE, Server
 from judge.services.game_files import load_game
 from judge.services.games import process_game, start_game
 
-GAMES = 24
+#: Two pages' worth: one judge alone could claim them all at once otherwise.
+GAMES = 2 * CLAIM_PAGE
 START = at("2026-11-23 12:00")
 #: Past every game's first deadline (48 hours at 20:00).
 LATER = at("2026-11-26 12:00")
