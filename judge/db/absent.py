@@ -27,9 +27,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from sqlalchemy import BindParameter, Table, and_, bindparam, event, exists, select
-from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
+from sqlalchemy import BindParameter, and_, bindparam, event, exists, select
+from sqlalchemy.orm import ORMExecuteState, Session
 
+from judge.db import memo
 from judge.db.models import (
     FutureOrder,
     Game,
@@ -172,24 +173,7 @@ def _forget_written(state: ORMExecuteState) -> None:
     session = state.session
     if not session.info.get(_KEY) or state.is_select:
         return
-    table = getattr(state.statement, "table", None)
-    forget(session, table.name if isinstance(table, Table) else None)
-
-
-@event.listens_for(Session, "after_transaction_end")
-def _forget_all(session: Session, transaction: SessionTransaction) -> None:
-    # The transaction's own end only: a flush's inner transaction ends at every flush, and
-    # a savepoint released changes nothing known (what it wrote forgot its tables as it
-    # wrote them); one rolled back is _forget_rolled_back's.
-    if transaction.parent is not None:
-        return
-    _clear(session)
-
-
-@event.listens_for(Session, "after_soft_rollback")
-def _forget_rolled_back(session: Session, _previous: SessionTransaction) -> None:
-    # Any rollback, a savepoint's too: it may bring back rows deleted since it began.
-    _clear(session)
+    forget(session, memo.written_table(state))
 
 
 def _clear(session: Session) -> None:
@@ -199,3 +183,6 @@ def _clear(session: Session) -> None:
     learnt = session.info.get(_LEARNT)
     if learnt:
         learnt.clear()
+
+
+memo.forget_at_end(_clear)

@@ -29,9 +29,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any, cast
 
-from sqlalchemy import Table, event
-from sqlalchemy.orm import ORMExecuteState, Session, SessionTransaction
+from sqlalchemy import event
+from sqlalchemy.orm import ORMExecuteState, Session
 
+from judge.db import memo
 from judge.db.models import OrderRecord, Player
 
 __all__ = ["keep", "orders", "players"]
@@ -121,25 +122,11 @@ def _forget_flushed(session: Session, _context: object, _instances: object) -> N
 def _forget_written(state: ORMExecuteState) -> None:
     if state.is_select or state.session.info.get(_KEY) is None:
         return
-    table = getattr(state.statement, "table", None)
-    _forget(state.session, [table.name if isinstance(table, Table) else None])
-
-
-@event.listens_for(Session, "after_transaction_end")
-def _forget_all(session: Session, transaction: SessionTransaction) -> None:
-    # The transaction's own end only: a flush's inner transaction ends at every flush, and
-    # a savepoint released changes nothing known (what it wrote forgot its tables as it
-    # wrote them); one rolled back is _forget_rolled_back's.
-    if transaction.parent is not None:
-        return
-    _clear(session)
-
-
-@event.listens_for(Session, "after_soft_rollback")
-def _forget_rolled_back(session: Session, _previous: SessionTransaction) -> None:
-    # Any rollback, a savepoint's too: it may bring back rows deleted since it began.
-    _clear(session)
+    _forget(state.session, [memo.written_table(state)])
 
 
 def _clear(session: Session) -> None:
     session.info.pop(_KEY, None)
+
+
+memo.forget_at_end(_clear)

@@ -625,20 +625,20 @@ class Server:
         done: dict[int, bool | None] = {}
         for (game_id, name, _at), outcome in zip(part, outcomes, strict=True):
             if isinstance(outcome, looks.Failed):
-                self._count_error()
-                log.error("%s: looking at its deadline failed; retrying\n%s", name, outcome.trace)
-                self._release_games([game_id])
-                done[game_id] = False
+                done[game_id] = self._look_failed(game_id, name, outcome.trace)
             else:
                 self._report(outcome)
                 done[game_id] = True
         return done
 
-    def _look_failed(self, game_id: int, name: str) -> bool:
-        """A look that failed: counted, logged, the game given back (tried again at the
-        next tick); False."""
+    def _look_failed(self, game_id: int, name: str, trace: str | None = None) -> bool:
+        """A look that failed: counted, logged (``trace``: the error's traceback, when it
+        was not raised here), the game given back (tried again at the next tick); False."""
         self._count_error()
-        log.exception("%s: looking at its deadline failed; retrying", name)
+        if trace is None:
+            log.exception("%s: looking at its deadline failed; retrying", name)
+        else:
+            log.error("%s: looking at its deadline failed; retrying\n%s", name, trace)
         self._release_games([game_id])
         return False
 
